@@ -1,0 +1,401 @@
+"""One hand of rummy, R3 to R10: the private, mutable state and `play_hand`.
+
+The engine deals (R3), asks each seat in turn to draw, play and discard (R4), checks
+every answer with the pure rules of `rummysim.moves`, rebuilds the stock (R10.1),
+stalls endless hands (R10.2) and scores the winner (R8). Bots see only frozen
+`PlayerView` snapshots built here; the state itself never leaves this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from rummysim.cards import FULL_DECK, CardsLike, card_code, iter_cards, parse_card, parse_cards, points, to_text
+from rummysim.errors import ConfigError, IllegalMoveError, StrategyError
+from rummysim.moves import (
+    Discarded,
+    Drew,
+    Event,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    LayOff,
+    Meld,
+    Melded,
+    Pile,
+    Rejected,
+    StockRebuilt,
+    WentOutBy,
+    apply_plays,
+    check_discard,
+    check_draw,
+)
+from rummysim.records import HandRecord, TurnRecord
+from rummysim.rules import Rules
+from rummysim.seeding import hand_rng
+from rummysim.strategies.base import PlayerView, Strategy, TableMeld, observes
+
+
+class Deal(NamedTuple):
+    """The cards at the start of a hand: holdings, discard pile, stock (top first), table.
+
+    `deal` makes the R3 deal from a shuffled deck; tests and reproductions build one
+    with `Deal.of` to stack the deck.
+    """
+
+    holdings: tuple[int, ...]
+    discard_pile: tuple[int, ...]
+    """Bottom first; the last card is the top."""
+    stock: tuple[int, ...]
+    """Top first: the first card is drawn first."""
+    table: tuple[TableMeld, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        holdings: Sequence[CardsLike],
+        *,
+        discard_pile: CardsLike = "",
+        stock: CardsLike = "",
+        table: Sequence[tuple[CardsLike, int]] = (),
+        rng: np.random.Generator | None = None,
+    ) -> Deal:
+        """Stack a deal from card codes; cards named nowhere go under the stock, shuffled by `rng`."""
+        holding_masks = tuple(parse_cards(h) for h in holdings)
+        pile = _ordered(discard_pile) if discard_pile else ()
+        top_first = _ordered(stock) if stock else ()
+        melds = tuple(TableMeld(parse_cards(cards), seat) for cards, seat in table)
+        used = 0
+        for mask in (*holding_masks, *(1 << c for c in pile + top_first), *(m.cards for m in melds)):
+            if used & mask:
+                raise ConfigError(f"deal: {to_text(used & mask)} named twice; a card is in one place (R1.2)")
+            used |= mask
+        rest = list(iter_cards(FULL_DECK & ~used))
+        if rng is not None:
+            rest = [rest[i] for i in rng.permutation(len(rest)).tolist()]
+        return cls(holding_masks, pile, top_first + tuple(rest), melds)
+
+
+def _ordered(cards: CardsLike) -> tuple[int, ...]:
+    items = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
+    parse_cards(items)  # rejects bad codes and repeats
+    return tuple(parse_card(c) for c in items)
+
+
+def deal(rules: Rules, *, dealer: int, rng: np.random.Generator) -> Deal:
+    """Shuffle and deal one card at a time from the dealer's left, turn the upcard (R3.1-R3.3)."""
+    deck = rng.permutation(52).tolist()
+    n, k = rules.n_players, rules.n_dealt
+    holdings = [0] * n
+    for i in range(n * k):
+        holdings[(dealer + 1 + i) % n] |= 1 << deck[i]
+    return Deal(tuple(holdings), (deck[n * k],), tuple(deck[n * k + 1 :]))
+
+
+class HandResult(NamedTuple):
+    """What `play_hand` returns: the records and the public log of the hand."""
+
+    records: tuple[HandRecord, ...]
+    """One per seat."""
+    winner: int | None
+    points: int
+    went_out_by: WentOutBy | None
+    went_rummy: bool
+    stalled: bool
+    events: tuple[Event, ...]
+    turns: tuple[TurnRecord, ...] = ()
+    """One per turn when traced, with the private cards drawn."""
+
+
+class _Stalled(Exception):
+    """The hand can not go on (R10.2)."""
+
+
+class _Hand:
+    """The private, mutable state of one hand."""
+
+    def __init__(
+        self,
+        strategies: Sequence[Strategy],
+        *,
+        rules: Rules,
+        names: Sequence[str],
+        start: Deal,
+        dealer: int,
+        scores: tuple[int, ...],
+        rng: np.random.Generator,
+        context: str,
+        game: int,
+        hand: int,
+        trace: bool,
+    ) -> None:
+        self.strategies = strategies
+        self.rules = rules
+        self.names = names
+        self.n = rules.n_players
+        self.dealer = dealer
+        self.scores = scores
+        self.rng = rng
+        self.context = context
+        self.game, self.hand = game, hand
+        self.holdings = list(start.holdings)
+        self.sizes = [h.bit_count() for h in self.holdings]
+        self.discard_pile = list(start.discard_pile)
+        self.stock = list(reversed(start.stock))  # top at the end, for pop()
+        self.table = [m.cards for m in start.table]
+        self.melded_by = [m.melded_by for m in start.table]
+        self.laid_off: list[list[tuple[int, int]]] = [list(m.laid_off) for m in start.table]
+        self.has_melded = [False] * self.n
+        for m in start.table:
+            self.has_melded[m.melded_by] = True
+        self._table_view: tuple[TableMeld, ...] | None = None
+        self._view: PlayerView | None = None
+        self.history: list[Event] = []
+        self.decisions = [{"draw": s.draw, "play": s.play, "discard": s.discard} for s in strategies]
+        self.observers = [(seat, s.observe) for seat, s in enumerate(strategies) if observes(s)]
+        self.turn = 0
+        self.n_rebuilds = 0
+        self.drawn: int | None = None
+        self.taken: int | None = None
+        self.trace: list[TurnRecord] | None = [] if trace else None
+
+    # -- views and events --------------------------------------------------------
+    def view(self, seat: int) -> PlayerView:
+        """Return what a seat may see now; reused until the next event changes anything."""
+        if self._view is not None and self._view.seat == seat:
+            return self._view
+        if self._table_view is None:
+            self._table_view = tuple(
+                TableMeld(c, s, tuple(lo)) for c, s, lo in zip(self.table, self.melded_by, self.laid_off, strict=False)
+            )
+        self._view = PlayerView(
+            seat, self.n, self.dealer, self.rules, self.hand, self.turn, self.holdings[seat],
+            self.drawn, self.taken, self._table_view, tuple(self.discard_pile), len(self.stock),
+            tuple(self.sizes), tuple(self.has_melded), self.scores,
+            self.n_rebuilds, tuple(self.history),
+        )  # fmt: skip
+        return self._view
+
+    def emit(self, event: Event) -> None:
+        self._view = None
+        self.history.append(event)
+        for seat, observe in self.observers:
+            try:
+                observe(event)
+            except Exception as exc:
+                raise self._crash(seat, "observe", exc) from exc
+
+    # -- asking strategies ---------------------------------------------------------
+    def ask(self, seat: int, decision: str, view: PlayerView) -> Any:
+        try:
+            return self.decisions[seat][decision](view)
+        except Exception as exc:
+            raise self._crash(seat, decision, exc) from exc
+
+    def _crash(self, seat: int, decision: str, exc: Exception) -> StrategyError:
+        return StrategyError(
+            f"seat {seat} ({self.names[seat]}) raised {type(exc).__name__} in {decision}: {exc}; {self.context}",
+            seat=seat,
+            strategy=self.names[seat],
+        )
+
+    def illegal(self, seat: int, move: str, rejected: Rejected) -> IllegalMoveError:
+        return IllegalMoveError(
+            f"seat {seat} ({self.names[seat]}): {rejected.reason} ({rejected.rule}); {self.context}",
+            seat=seat,
+            strategy=self.names[seat],
+            move=move,
+            rule=rejected.rule,
+        )
+
+    # -- a turn ----------------------------------------------------------------------
+    def draw(self, seat: int) -> None:
+        """R4.1, R4.6, R4.8, R10."""
+        answer = self.ask(seat, "draw", self.view(seat))
+        try:
+            pile = answer if answer is Pile.STOCK else check_draw(answer, discard_pile_size=len(self.discard_pile))
+        except Rejected as rejected:
+            raise self.illegal(seat, f"draw {answer}", rejected) from None
+        if pile is Pile.DISCARD:
+            card = self.discard_pile.pop()
+            self.taken = card
+            shown: int | None = card
+        else:
+            if not self.stock:
+                self.rebuild()
+            card = self.stock.pop()
+            shown = None
+        self.drawn = card
+        self.holdings[seat] |= 1 << card
+        self.sizes[seat] += 1
+        self.emit(Drew(seat, pile, shown))
+
+    def rebuild(self) -> None:
+        """Shuffle the discard pile but its top card into a new stock, or stall (R10.1, R10.2)."""
+        if len(self.discard_pile) < 2 or self.n_rebuilds >= self.rules.stall_after_rebuilds:
+            raise _Stalled
+        cards = self.discard_pile[:-1]
+        order = self.rng.permutation(len(cards)).tolist()
+        self.stock = [cards[i] for i in order]
+        self.discard_pile = self.discard_pile[-1:]
+        self.n_rebuilds += 1
+        self.emit(StockRebuilt(len(cards)))
+
+    def play(self, seat: int) -> WentOutBy | None:
+        """R4.2, R4.4, R4.7, R5, R6, R7.2; return how the seat went out, if it did."""
+        answer = self.ask(seat, "play", self.view(seat))
+        if not answer:
+            return None
+        try:
+            holding, table, plays = apply_plays(
+                answer, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
+            )
+        except Rejected as rejected:
+            raise self.illegal(seat, "; ".join(map(str, answer)), rejected) from None
+        except TypeError:
+            not_plays = Rejected("R4.2", f"play answered {answer!r}, not a sequence of Meld and LayOff moves")
+            raise self.illegal(seat, repr(answer), not_plays) from None
+        self.holdings[seat] = holding
+        self.sizes[seat] = holding.bit_count()
+        self._table_view = None
+        for play in plays:
+            if isinstance(play, Meld):
+                self.table.append(play.cards)
+                self.melded_by.append(seat)
+                self.laid_off.append([])
+                self.emit(Melded(seat, play.cards, len(self.table) - 1))
+            else:
+                self.table[play.meld] |= 1 << play.card
+                self.laid_off[play.meld].append((play.card, seat))
+                self.emit(LaidOff(seat, play.card, play.meld))
+        assert self.table == table
+        self.has_melded[seat] = True
+        if holding:
+            return None
+        return WentOutBy.MELD if isinstance(plays[-1], Meld) else WentOutBy.LAY_OFF
+
+    def discard(self, seat: int) -> WentOutBy | None:
+        """R4.3, R4.5; return `WentOutBy.DISCARD` if that was the last card (R7.1)."""
+        answer = self.ask(seat, "discard", self.view(seat))
+        if type(answer) is int and 0 <= answer < 52 and self.holdings[seat] >> answer & 1 and answer != self.taken:
+            card = answer  # the common, legal case, checked inline for speed
+        else:
+            try:
+                card = check_discard(answer, holding=self.holdings[seat], taken=self.taken)
+            except Rejected as rejected:
+                raise self.illegal(seat, f"discard {answer!r}", rejected) from None
+        self.holdings[seat] ^= 1 << card
+        self.sizes[seat] -= 1
+        self.discard_pile.append(card)
+        self.emit(Discarded(seat, card))
+        return None if self.holdings[seat] else WentOutBy.DISCARD
+
+
+def _record_turn(state: _Hand, seat: int, start: int) -> None:
+    assert state.trace is not None
+    moves = state.history[start:]
+    drew = next(e for e in moves if isinstance(e, Drew))
+    plays = "; ".join(
+        str(Meld(e.cards)) if isinstance(e, Melded) else str(LayOff(e.card, e.meld))
+        for e in moves
+        if isinstance(e, (Melded, LaidOff))
+    )
+    discard = next((card_code(e.card) for e in moves if isinstance(e, Discarded)), "")
+    state.trace.append(
+        TurnRecord(
+            state.game, state.hand, state.turn, seat, state.names[seat], str(drew.pile),
+            card_code(state.drawn) if state.drawn is not None else "", plays, discard,
+            to_text(state.holdings[seat]),
+        )
+    )  # fmt: skip
+
+
+def play_hand(
+    strategies: Sequence[Strategy],
+    *,
+    rules: Rules,
+    dealer: int = 0,
+    scores: Sequence[int] | None = None,
+    rng: np.random.Generator | None = None,
+    seed: int = 0,
+    game: int = 0,
+    hand: int = 0,
+    start: Deal | None = None,
+    names: Sequence[str] | None = None,
+    trace: bool = False,
+) -> HandResult:
+    """Play one hand to its end (R3-R10) and score it (R8).
+
+    The deal and every stock rebuild come from `rng`, by default the stream of
+    (`seed`, `game`, `hand`) (see `rummysim.seeding`), which error messages name so
+    that any failure replays. `start` stacks the deal instead. `names` label the
+    strategies in records and errors.
+    """
+    n = rules.n_players
+    if len(strategies) != n:
+        raise ConfigError(f"strategies: {len(strategies)} given for rules with n_players={n} (R1.1)")
+    if not 0 <= dealer < n:
+        raise ConfigError(f"dealer: seat {dealer} is not a seat of {n} players (R3.1)")
+    if rng is None:
+        rng = hand_rng(seed, game, hand)
+    if start is None:
+        start = deal(rules, dealer=dealer, rng=rng)
+    elif len(start.holdings) != n:
+        raise ConfigError(f"deal: {len(start.holdings)} holdings for {n} players (R3.2)")
+    labels = list(names) if names is not None else [getattr(s, "name", "") or type(s).__name__ for s in strategies]
+    score_tuple = tuple(scores) if scores is not None else (0,) * n
+    state = _Hand(
+        strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, rng=rng,
+        context=f"reproduce with seed={seed} game={game} hand={hand}", game=game, hand=hand, trace=trace,
+    )  # fmt: skip
+    state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
+    seat = (dealer + 1) % n
+    winner: int | None = None
+    went_out_by: WentOutBy | None = None
+    went_rummy = False
+    try:
+        while True:
+            if state.turn >= rules.stall_after_turns:
+                raise _Stalled
+            melded_before = state.has_melded[seat]
+            state.drawn = state.taken = state._view = None
+            start_event = len(state.history)
+            state.draw(seat)
+            went_out_by = state.play(seat) or state.discard(seat)
+            if state.trace is not None:
+                _record_turn(state, seat, start_event)
+            state.turn += 1
+            if went_out_by is not None:
+                winner, went_rummy = seat, not melded_before
+                break
+            seat = (seat + 1) % n
+    except _Stalled:
+        pass
+    return _finish(state, winner=winner, went_out_by=went_out_by, went_rummy=went_rummy)
+
+
+def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, went_rummy: bool) -> HandResult:
+    """Score the hand (R8.1-R8.3) and build its records."""
+    rules, n = state.rules, state.n
+    left = [points(h, ace_value=rules.ace_value) for h in state.holdings]
+    multiplier = rules.rummy_multiplier if went_rummy else 1
+    won_points = sum(left) * multiplier if winner is not None else 0
+    stalled = winner is None
+    state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(state.holdings)))
+    how = went_out_by.value if went_out_by is not None else None
+    records = tuple(
+        HandRecord(
+            state.game, state.hand, seat, state.names[seat], state.dealer, (seat - state.dealer - 1) % n,
+            seat == winner, won_points if seat == winner else 0,
+            state.scores[seat] + (won_points if seat == winner else 0), how, went_rummy, multiplier, stalled,
+            state.turn, state.n_rebuilds, to_text(state.holdings[seat]), left[seat],
+        )
+        for seat in range(n)
+    )  # fmt: skip
+    return HandResult(
+        records, winner, won_points, went_out_by, went_rummy, stalled, tuple(state.history),
+        tuple(state.trace or ()),
+    )  # fmt: skip

@@ -1,0 +1,52 @@
+"""Error classes: every failure a user can cause is a `RummysimError`.
+
+A message is one sentence that names the value, the place (file and key path, or seat
+and move), the rule it breaks and what would be valid. The CLI prints it on one line;
+any other exception is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class RummysimError(Exception):
+    """Base class of every error rummysim raises on bad input or a bad move."""
+
+
+class ConfigError(RummysimError, ValueError):
+    """A rule setting, experiment file or argument is invalid."""
+
+
+class CardError(ConfigError):
+    """A card code or a set of cards is invalid (R1.2)."""
+
+
+class IllegalMoveError(RummysimError):
+    """A strategy answered with a move the rules forbid.
+
+    Carries the context needed to reproduce it: the seat, the strategy, the move, the
+    rule it breaks and the seed, game and hand that replay it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        seat: int | None = None,
+        strategy: str | None = None,
+        move: str | None = None,
+        rule: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.strategy = strategy
+        self.move = move
+        self.rule = rule
+
+
+class StrategyError(RummysimError):
+    """A strategy raised an exception while deciding; the original is chained."""
+
+    def __init__(self, message: str, *, seat: int | None = None, strategy: str | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.strategy = strategy

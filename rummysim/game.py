@@ -1,0 +1,111 @@
+"""One game: hands until a score reaches the target or a number of hands is played (R11).
+
+`play_game` deals the first hand from a dealer drawn at random (R3.1), passes the deal
+to the left after every hand (R3.4), keeps the scores (R8.1) and decides the game:
+the first to reach `target_score` wins (R11.1); after `max_hands` hands the most points
+win and a shared top score is a tie (R11.2). A game whose hands keep stalling also ends,
+unfinished, after `stall_after_hands` stalled hands in a row (R10.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from rummysim.engine import play_hand
+from rummysim.errors import ConfigError
+from rummysim.records import GameRecord, HandRecord, TurnRecord
+from rummysim.rules import Rules
+from rummysim.seeding import game_rng, strategy_rng
+from rummysim.strategies import Strategy, make_strategy, strategy_label
+
+StrategySpec = str | Mapping[str, Any]
+
+
+class GameResult(NamedTuple):
+    """What `play_game` returns: every hand's records, the game's records and any trace."""
+
+    hands: tuple[HandRecord, ...]
+    games: tuple[GameRecord, ...]
+    turns: tuple[TurnRecord, ...] = ()
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Return each seat's final score."""
+        return tuple(g.score for g in self.games)
+
+    @property
+    def winner(self) -> int | None:
+        """Return the seat that won alone, or None for a tie or an unfinished game."""
+        return next((g.seat for g in self.games if g.won), None)
+
+
+def _bots(players: Sequence[Strategy | StrategySpec], *, seed: int, game: int) -> tuple[list[Strategy], list[str]]:
+    bots, names = [], []
+    for seat, player in enumerate(players):
+        if isinstance(player, (str, Mapping)):
+            bots.append(make_strategy(player, rng=strategy_rng(seed, game, seat)))
+            names.append(strategy_label(player))
+        else:
+            bots.append(player)
+            names.append(getattr(player, "name", "") or type(player).__name__)
+    return bots, names
+
+
+def play_game(
+    players: Sequence[Strategy | StrategySpec],
+    *,
+    rules: Rules | None = None,
+    seed: int = 0,
+    game: int = 0,
+    names: Sequence[str] | None = None,
+    trace: bool = False,
+) -> GameResult:
+    """Play one game to its end (R11) and return its records.
+
+    `players` are strategies or specs (``"greedy"``, ``{"strategy": "uniform"}``); a spec
+    is built with the stream of (`seed`, `game`, seat). Every deal and shuffle comes from
+    (`seed`, `game`, hand) (see `rummysim.seeding`). `rules` defaults to basic rummy
+    for the number of players.
+    """
+    if rules is None:
+        rules = Rules(n_players=len(players))
+    elif len(players) != rules.n_players:
+        raise ConfigError(f"players: {len(players)} given for rules with n_players={rules.n_players} (R1.1)")
+    bots, labels = _bots(players, seed=seed, game=game)
+    if names is not None:
+        labels = list(names)
+    n = rules.n_players
+    first_dealer = int(game_rng(seed, game).integers(n))
+    dealer, scores = first_dealer, [0] * n
+    hands: list[HandRecord] = []
+    turns: list[TurnRecord] = []
+    hand = stalled_in_a_row = n_stalled = 0
+    while True:
+        result = play_hand(
+            bots, rules=rules, dealer=dealer, scores=scores, seed=seed, game=game, hand=hand,
+            names=labels, trace=trace,
+        )  # fmt: skip
+        hands.extend(result.records)
+        turns.extend(result.turns)
+        hand += 1
+        if result.winner is not None:
+            scores[result.winner] += result.points
+        n_stalled += result.stalled
+        stalled_in_a_row = stalled_in_a_row + 1 if result.stalled else 0
+        dealer = (dealer + 1) % n
+        if rules.target_score is not None and max(scores) >= rules.target_score:
+            break
+        if (rules.max_hands is not None and hand >= rules.max_hands) or stalled_in_a_row >= rules.stall_after_hands:
+            break
+    finished = stalled_in_a_row < rules.stall_after_hands
+    top = max(scores)
+    leaders = [seat for seat in range(n) if scores[seat] == top] if finished else []
+    games = tuple(
+        GameRecord(
+            game, seat, labels[seat], scores[seat], leaders == [seat], len(leaders) > 1 and seat in leaders,
+            hand, sum(r.won for r in hands if r.seat == seat), n_stalled, first_dealer, not finished,
+        )
+        for seat in range(n)
+    )  # fmt: skip
+    return GameResult(tuple(hands), games, tuple(turns))

@@ -1,0 +1,153 @@
+"""What a bot sees (`PlayerView`) and what it must answer (`Strategy`).
+
+A strategy makes three decisions a turn (R4), each given a frozen `PlayerView` of what
+its seat may know: `draw` (which pile), `play` (melds and lay-offs, possibly none) and
+`discard` (which card). It may also `observe` public events. The view carries its own
+holding, the table with who played which card, the discard pile, counts of the stock and
+of the other holdings, the scores and the public history: never another holding nor the
+stock order, and nothing through which the game could be changed (every part is an int,
+a tuple or a frozen object).
+
+Strategies live below the engine in the layer order, so a bot cannot import the
+engine's state: hiding is part of the import graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from rummysim.cards import iter_cards
+from rummysim.melds import MeldKind, meld_kind, meld_text
+from rummysim.moves import Event, Pile, Play
+from rummysim.rules import Rules
+
+
+class TableMeld(NamedTuple):
+    """A meld on the table and who played which of its cards (R5.4, R6.2)."""
+
+    cards: int
+    """All of its cards, as a mask."""
+    melded_by: int
+    """The seat that played the meld."""
+    laid_off: tuple[tuple[int, int], ...] = ()
+    """``(card, seat)`` for each card laid off on it since, in order."""
+
+    @property
+    def kind(self) -> MeldKind:
+        """Return whether it is a group or a sequence."""
+        return meld_kind(self.cards)
+
+    def played_by(self, card: int) -> int:
+        """Return the seat that put a card of this meld on the table."""
+        for laid, seat in self.laid_off:
+            if laid == card:
+                return seat
+        if not self.cards >> card & 1:
+            raise KeyError(card)
+        return self.melded_by
+
+    def __str__(self) -> str:
+        return meld_text(self.cards)
+
+
+class PlayerView(NamedTuple):
+    """Everything one seat may know when it decides; frozen."""
+
+    seat: int
+    """This seat, 0-based."""
+    n_players: int
+    dealer: int
+    """The dealer's seat; the seat to its left played first (R3.4)."""
+    rules: Rules
+    hand: int
+    """The hand's number within the game, from 0."""
+    turn: int
+    """The turn's number within the hand, from 0."""
+    holding: int
+    """This seat's cards, as a mask."""
+    drawn: int | None
+    """The card this seat drew this turn, once it has drawn."""
+    taken: int | None
+    """The card taken from the discard pile this turn, which may not be discarded (R4.5)."""
+    table: tuple[TableMeld, ...]
+    """Every meld on the table, in the order played; `LayOff.meld` indexes it."""
+    discard_pile: tuple[int, ...]
+    """The discard pile, bottom first: every card in it was shown face up."""
+    stock_size: int
+    holding_sizes: tuple[int, ...]
+    """How many cards each seat holds."""
+    has_melded: tuple[bool, ...]
+    """Whether each seat has melded or laid off this hand (going rummy, R8.3)."""
+    scores: tuple[int, ...]
+    """Each seat's score in the game before this hand (R11)."""
+    n_rebuilds: int
+    """How many times the stock has been rebuilt this hand (R10)."""
+    history: tuple[Event, ...]
+    """The public events of this hand so far."""
+
+    @property
+    def top_discard(self) -> int | None:
+        """Return the card on top of the discard pile, or None if it is empty."""
+        return self.discard_pile[-1] if self.discard_pile else None
+
+    @property
+    def cards(self) -> list[int]:
+        """Return the holding as a list of card ints."""
+        return list(iter_cards(self.holding))
+
+    @property
+    def table_masks(self) -> list[int]:
+        """Return the melds on the table as masks, in table order."""
+        return [m.cards for m in self.table]
+
+    def next_seat(self, steps: int = 1) -> int:
+        """Return the seat that plays `steps` turns after this one (R3.4)."""
+        return (self.seat + steps) % self.n_players
+
+
+class Strategy:
+    """Base class of a bot: subclass it and answer the three decisions of a turn.
+
+    Give the subclass a `name` and a one-line `description`; parameters are keyword
+    arguments of ``__init__`` with defaults, after ``rng``, which the caller passes so
+    that games replay exactly. Use only ``self.rng`` for randomness.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def __init__(self, *, rng: np.random.Generator | None = None) -> None:
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+
+    def draw(self, view: PlayerView) -> Pile:
+        """Return the pile to draw from (R4.1, R4.6)."""
+        raise NotImplementedError
+
+    def play(self, view: PlayerView) -> Sequence[Play]:
+        """Return the melds and lay-offs to play, in order; possibly none (R4.2, R5-R7)."""
+        raise NotImplementedError
+
+    def discard(self, view: PlayerView) -> int:
+        """Return the card to discard (R4.3, R4.5)."""
+        raise NotImplementedError
+
+    def observe(self, event: Event) -> None:
+        """Take note of a public event; the default ignores it."""
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Return the parameters this bot was made with."""
+        return {}
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}({params})"
+
+
+def observes(strategy: object) -> bool:
+    """Return True if a strategy overrides `Strategy.observe` (so events are worth sending)."""
+    method = getattr(type(strategy), "observe", None)
+    return method is not None and method is not Strategy.observe

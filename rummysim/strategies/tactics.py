@@ -1,0 +1,71 @@
+"""Small pure helpers that bots share: listing legal plays and laying off what fits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rummysim.cards import iter_cards
+from rummysim.melds import can_lay_off, lay_off_fits, meld_table
+from rummysim.moves import LayOff, Meld, Play
+from rummysim.rules import Ace, GoingOut, Rules
+
+
+def melds_in(holding: int, ace: Ace) -> list[int]:
+    """Return every legal meld that the holding could play (R5)."""
+    return [m for m in meld_table(ace) if m & holding == m]
+
+
+def lay_offs_in(holding: int, table: Sequence[int], ace: Ace) -> list[LayOff]:
+    """Return every single lay-off the holding could make on the table (R6.1)."""
+    return [
+        LayOff(card, i) for card in iter_cards(holding) for i, meld in enumerate(table) if can_lay_off(meld, card, ace)
+    ]
+
+
+def fitting_cards(table: Sequence[int], ace: Ace) -> int:
+    """Return the mask of every card that could be laid off somewhere on the table (R6.1)."""
+    fits = 0
+    for meld in table:
+        fits |= lay_off_fits(meld, ace)
+    return fits
+
+
+def lay_off_all(holding: int, table: list[int], ace: Ace) -> tuple[list[LayOff], int]:
+    """Lay off every card that fits, repeating so chains fit too (R6.1, R6.3).
+
+    `table` is updated in place; return the lay-offs and the holding left.
+    """
+    plays: list[LayOff] = []
+    changed = True
+    while changed and holding:
+        changed = False
+        for i, meld in enumerate(table):
+            fits = lay_off_fits(meld, ace) & holding
+            if fits:
+                card = (fits & -fits).bit_length() - 1
+                plays.append(LayOff(card, i))
+                table[i] = meld | 1 << card
+                holding ^= 1 << card
+                changed = True
+    return plays, holding
+
+
+def leaves_legal_holding(holding: int, *, n_played: int, rules: Rules, taken: int | None) -> bool:
+    """Return True if plays leaving this holding are allowed (R4.7, R7.2)."""
+    if not n_played:
+        return True
+    if not holding:
+        return rules.going_out is GoingOut.ANY
+    return taken is None or holding != 1 << taken
+
+
+def apply_to(plays: Sequence[Play], holding: int, table: list[int]) -> int:
+    """Apply plays already known to be legal to a copy's holding and table; return the holding."""
+    for play in plays:
+        if isinstance(play, Meld):
+            holding ^= play.cards
+            table.append(play.cards)
+        else:
+            holding ^= 1 << play.card
+            table[play.meld] |= 1 << play.card
+    return holding

@@ -1,0 +1,52 @@
+"""Shared fixtures and helpers: build positions from card strings, script bots."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rummysim.moves import Pile, Play
+from rummysim.strategies.base import PlayerView, Strategy
+
+
+class Scripted(Strategy):
+    """A bot that answers from a script of decisions, then falls back to a default bot.
+
+    Each script entry is a callable taking the view, or a plain answer.
+    """
+
+    name = "scripted"
+
+    def __init__(
+        self,
+        *,
+        draws: Sequence[Any] = (),
+        plays: Sequence[Any] = (),
+        discards: Sequence[Any] = (),
+        fallback: Strategy | None = None,
+    ) -> None:
+        super().__init__()
+        self.draws, self.plays, self.discards = list(draws), list(plays), list(discards)
+        self.fallback = fallback
+        self.views: list[PlayerView] = []
+
+    def _next(self, queue: list[Any], view: PlayerView, decision: str) -> Any:
+        self.views.append(view)
+        if queue:
+            answer = queue.pop(0)
+            return answer(view) if callable(answer) else answer
+        if self.fallback is None:
+            raise AssertionError(f"script ran out at {decision}")
+        return getattr(self.fallback, decision)(view)
+
+    def draw(self, view: PlayerView) -> Pile:
+        return self._next(self.draws, view, "draw")
+
+    def play(self, view: PlayerView) -> Sequence[Play]:
+        return self._next(self.plays, view, "play")
+
+    def discard(self, view: PlayerView) -> int:
+        return self._next(self.discards, view, "discard")
+
+
+ViewFn = Callable[[PlayerView], Any]
