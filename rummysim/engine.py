@@ -131,6 +131,7 @@ class _Hand:
         game: int,
         hand: int,
         trace: bool,
+        audit: bool,
     ) -> None:
         self.strategies = strategies
         self.rules = rules
@@ -161,6 +162,7 @@ class _Hand:
         self.drawn: int | None = None
         self.taken: int | None = None
         self.trace: list[TurnRecord] | None = [] if trace else None
+        self.audit = audit
 
     # -- views and events --------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
@@ -182,11 +184,26 @@ class _Hand:
     def emit(self, event: Event) -> None:
         self._view = None
         self.history.append(event)
+        if self.audit:
+            self.check_cards()
         for seat, observe in self.observers:
             try:
                 observe(event)
             except Exception as exc:
                 raise self._crash(seat, "observe", exc) from exc
+
+    def check_cards(self) -> None:
+        """Raise AssertionError unless all 52 cards are in exactly one place (R1.2)."""
+        places = [*self.holdings, *(1 << c for c in self.stock), *(1 << c for c in self.discard_pile), *self.table]
+        seen = 0
+        for mask in places:
+            if seen & mask:
+                raise AssertionError(f"card in two places: {to_text(seen & mask)}")
+            seen |= mask
+        if seen != FULL_DECK:
+            raise AssertionError(f"cards missing: {to_text(FULL_DECK & ~seen)}")
+        if [h.bit_count() for h in self.holdings] != self.sizes:
+            raise AssertionError("holding sizes out of step")
 
     # -- asking strategies ---------------------------------------------------------
     def ask(self, seat: int, decision: str, view: PlayerView) -> Any:
@@ -258,20 +275,22 @@ class _Hand:
         except TypeError:
             not_plays = Rejected("R4.2", f"play answered {answer!r}, not a sequence of Meld and LayOff moves")
             raise self.illegal(seat, repr(answer), not_plays) from None
-        self.holdings[seat] = holding
-        self.sizes[seat] = holding.bit_count()
         self._table_view = None
         for play in plays:
             if isinstance(play, Meld):
+                self.holdings[seat] ^= play.cards
                 self.table.append(play.cards)
                 self.melded_by.append(seat)
                 self.laid_off.append([])
-                self.emit(Melded(seat, play.cards, len(self.table) - 1))
+                event: Event = Melded(seat, play.cards, len(self.table) - 1)
             else:
+                self.holdings[seat] ^= 1 << play.card
                 self.table[play.meld] |= 1 << play.card
                 self.laid_off[play.meld].append((play.card, seat))
-                self.emit(LaidOff(seat, play.card, play.meld))
-        assert self.table == table
+                event = LaidOff(seat, play.card, play.meld)
+            self.sizes[seat] = self.holdings[seat].bit_count()
+            self.emit(event)
+        assert self.table == table and self.holdings[seat] == holding
         self.has_melded[seat] = True
         if holding:
             return None
@@ -326,13 +345,15 @@ def play_hand(
     start: Deal | None = None,
     names: Sequence[str] | None = None,
     trace: bool = False,
+    audit: bool = False,
 ) -> HandResult:
     """Play one hand to its end (R3-R10) and score it (R8).
 
     The deal and every stock rebuild come from `rng`, by default the stream of
     (`seed`, `game`, `hand`) (see `rummysim.seeding`), which error messages name so
     that any failure replays. `start` stacks the deal instead. `names` label the
-    strategies in records and errors.
+    strategies in records and errors. `trace` keeps a `TurnRecord` per turn; `audit`
+    checks after every event that each of the 52 cards is in exactly one place.
     """
     n = rules.n_players
     if len(strategies) != n:
@@ -349,7 +370,7 @@ def play_hand(
     score_tuple = tuple(scores) if scores is not None else (0,) * n
     state = _Hand(
         strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, rng=rng,
-        context=f"reproduce with seed={seed} game={game} hand={hand}", game=game, hand=hand, trace=trace,
+        context=f"reproduce with seed={seed} game={game} hand={hand}", game=game, hand=hand, trace=trace, audit=audit,
     )  # fmt: skip
     state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
     seat = (dealer + 1) % n

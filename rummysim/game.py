@@ -60,13 +60,14 @@ def play_game(
     game: int = 0,
     names: Sequence[str] | None = None,
     trace: bool = False,
+    audit: bool = False,
 ) -> GameResult:
     """Play one game to its end (R11) and return its records.
 
     `players` are strategies or specs (``"greedy"``, ``{"strategy": "uniform"}``); a spec
     is built with the stream of (`seed`, `game`, seat). Every deal and shuffle comes from
     (`seed`, `game`, hand) (see `rummysim.seeding`). `rules` defaults to basic rummy
-    for the number of players.
+    for the number of players. `trace` and `audit` are passed to `play_hand`.
     """
     if rules is None:
         rules = Rules(n_players=len(players))
@@ -84,7 +85,7 @@ def play_game(
     while True:
         result = play_hand(
             bots, rules=rules, dealer=dealer, scores=scores, seed=seed, game=game, hand=hand,
-            names=labels, trace=trace,
+            names=labels, trace=trace, audit=audit,
         )  # fmt: skip
         hands.extend(result.records)
         turns.extend(result.turns)

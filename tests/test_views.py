@@ -1,0 +1,87 @@
+"""Information hiding: a view holds only what its seat may know, and nothing mutable."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+import pytest
+from conftest import Scripted
+
+from rummysim.cards import parse_card, parse_cards
+from rummysim.engine import Deal, play_hand
+from rummysim.moves import Drew, Pile
+from rummysim.rules import Rules
+from rummysim.strategies.base import PlayerView
+from rummysim.strategies.greedy import Greedy
+
+IMMUTABLE_LEAVES = (int, str, bool, float, type(None), enum.Enum)
+
+
+def reachable(obj, seen=None):
+    """Yield every object reachable from a view through its fields and items."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    yield obj
+    if isinstance(obj, IMMUTABLE_LEAVES):
+        return
+    if isinstance(obj, tuple):
+        for item in obj:
+            yield from reachable(item, seen)
+    elif dataclasses.is_dataclass(obj):
+        for field in dataclasses.fields(obj):
+            yield from reachable(getattr(obj, field.name), seen)
+    else:
+        raise AssertionError(f"unexpected object of type {type(obj).__name__} in a view")
+
+
+def test_views_hold_only_immutable_values():
+    seen_views: list[PlayerView] = []
+
+    class Recording(Greedy):
+        def draw(self, view):
+            seen_views.append(view)
+            return super().draw(view)
+
+    play_hand([Recording(), Recording()], rules=Rules(), seed=3, audit=True)
+    assert seen_views
+    for view in seen_views:
+        for obj in reachable(view):
+            assert isinstance(obj, (*IMMUTABLE_LEAVES, tuple, Rules)), type(obj)
+        rules = view.rules
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            rules.ace = "high_or_low"  # type: ignore[misc]
+
+
+def test_stock_draws_are_hidden_from_other_seats_but_discard_draws_are_public_r4_1():
+    start = Deal.of(["2C 5D 9H JS", "3C 6D TH QS"], discard_pile="KD", stock="7C 8C 4H")
+    other = Scripted(draws=[Pile.DISCARD], plays=[[]], discards=["2C"], fallback=Greedy())
+    spy = Scripted(draws=[Pile.STOCK, Pile.STOCK], plays=[[], []], discards=["3C", "7C"])
+    rules = Rules(cards_dealt=4, stall_after_turns=3)
+    play_hand([other, spy], rules=rules, start=start, dealer=0)
+    # seat 1 (spy) plays first and draws 7C from the stock: seat 0 learns only that a card was drawn
+    seat0_view = other.views[0]
+    assert Drew(1, Pile.STOCK, None) in seat0_view.history
+    assert seat0_view.holding == parse_cards("2C 5D 9H JS")
+    assert seat0_view.holding_sizes == (4, 4)
+    assert seat0_view.discard_pile == (parse_card("KD"), parse_card("3C"))
+    # seat 0 then takes 3C from the discard pile: every seat sees which card
+    spy_view = spy.views[-1]
+    assert Drew(0, Pile.DISCARD, parse_card("3C")) in spy_view.history
+    assert spy_view.holding == parse_cards("6D TH QS 7C 8C")  # before its second discard
+
+
+def test_a_bot_cannot_change_the_game_through_its_view():
+    class Vandal(Greedy):
+        def draw(self, view):
+            with pytest.raises((AttributeError, TypeError)):
+                view.holding_sizes[0] = 0  # type: ignore[index]
+            with pytest.raises(AttributeError):
+                view.stock_size = 0  # type: ignore[misc]
+            return super().draw(view)
+
+    result = play_hand([Vandal(), Greedy()], rules=Rules(), seed=5, audit=True)
+    reference = play_hand([Greedy(), Greedy()], rules=Rules(), seed=5)
+    assert result.records == reference.records
