@@ -8,7 +8,7 @@ stalls endless hands (R10.2) and scores the winner (R8). Bots see only frozen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -36,6 +36,7 @@ from rummysim.moves import (
 from rummysim.records import HandRecord, TurnRecord
 from rummysim.rules import Rules
 from rummysim.seeding import hand_rng
+from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld, observes
 
 
@@ -333,7 +334,7 @@ def _record_turn(state: _Hand, seat: int, start: int) -> None:
 
 
 def play_hand(
-    strategies: Sequence[Strategy],
+    players: Sequence[Strategy | str | Mapping[str, Any]],
     *,
     rules: Rules,
     dealer: int = 0,
@@ -349,6 +350,9 @@ def play_hand(
 ) -> HandResult:
     """Play one hand to its end (R3-R10) and score it (R8).
 
+    `players` are strategies or specs (``"greedy"``, ``{"strategy": "uniform"}``); a
+    spec is built with the stream of (`seed`, `game`, seat).
+
     The deal and every stock rebuild come from `rng`, by default the stream of
     (`seed`, `game`, `hand`) (see `rummysim.seeding`), which error messages name so
     that any failure replays. `start` stacks the deal instead. `names` label the
@@ -356,8 +360,8 @@ def play_hand(
     checks after every event that each of the 52 cards is in exactly one place.
     """
     n = rules.n_players
-    if len(strategies) != n:
-        raise ConfigError(f"strategies: {len(strategies)} given for rules with n_players={n} (R1.1)")
+    if len(players) != n:
+        raise ConfigError(f"players: {len(players)} given for rules with n_players={n} (R1.1)")
     if not 0 <= dealer < n:
         raise ConfigError(f"dealer: seat {dealer} is not a seat of {n} players (R3.1)")
     if rng is None:
@@ -366,7 +370,9 @@ def play_hand(
         start = deal(rules, dealer=dealer, rng=rng)
     elif len(start.holdings) != n:
         raise ConfigError(f"deal: {len(start.holdings)} holdings for {n} players (R3.2)")
-    labels = list(names) if names is not None else [getattr(s, "name", "") or type(s).__name__ for s in strategies]
+    strategies, labels = make_lineup(players, seed=seed, game=game)
+    if names is not None:
+        labels = list(names)
     score_tuple = tuple(scores) if scores is not None else (0,) * n
     state = _Hand(
         strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, rng=rng,

@@ -16,8 +16,8 @@ from rummysim.engine import play_hand
 from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.rules import Rules
-from rummysim.seeding import game_rng, strategy_rng
-from rummysim.strategies import Strategy, make_strategy, strategy_label
+from rummysim.seeding import game_rng
+from rummysim.strategies import Strategy, make_lineup
 
 StrategySpec = str | Mapping[str, Any]
 
@@ -38,18 +38,6 @@ class GameResult(NamedTuple):
     def winner(self) -> int | None:
         """Return the seat that won alone, or None for a tie or an unfinished game."""
         return next((g.seat for g in self.games if g.won), None)
-
-
-def _bots(players: Sequence[Strategy | StrategySpec], *, seed: int, game: int) -> tuple[list[Strategy], list[str]]:
-    bots, names = [], []
-    for seat, player in enumerate(players):
-        if isinstance(player, (str, Mapping)):
-            bots.append(make_strategy(player, rng=strategy_rng(seed, game, seat)))
-            names.append(strategy_label(player))
-        else:
-            bots.append(player)
-            names.append(getattr(player, "name", "") or type(player).__name__)
-    return bots, names
 
 
 def play_game(
@@ -73,7 +61,7 @@ def play_game(
         rules = Rules(n_players=len(players))
     elif len(players) != rules.n_players:
         raise ConfigError(f"players: {len(players)} given for rules with n_players={rules.n_players} (R1.1)")
-    bots, labels = _bots(players, seed=seed, game=game)
+    bots, labels = make_lineup(players, seed=seed, game=game)
     if names is not None:
         labels = list(names)
     n = rules.n_players

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from rummysim.errors import ConfigError
+from rummysim.seeding import strategy_rng
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
 from rummysim.strategies.greedy import Greedy
 from rummysim.strategies.uniform import Uniform
@@ -24,6 +25,7 @@ __all__ = [
     "PlayerView",
     "Strategy",
     "TableMeld",
+    "make_lineup",
     "make_strategy",
     "register",
     "strategy_class",
@@ -102,6 +104,25 @@ def make_strategy(spec: str | Mapping[str, Any], *, rng: np.random.Generator) ->
     """Return a new bot from a spec (``"greedy"`` or ``{"strategy": NAME, PARAM: VALUE}``)."""
     cls, params = check_strategy(spec)
     return cls(rng=rng, **params)
+
+
+def make_lineup(
+    players: Sequence[Strategy | str | Mapping[str, Any]], *, seed: int, game: int
+) -> tuple[list[Strategy], list[str]]:
+    """Return bots and their labels for a lineup of strategies or specs.
+
+    A spec is built with the stream of (`seed`, `game`, seat) (see `rummysim.seeding`);
+    a strategy object is used as it is.
+    """
+    bots, names = [], []
+    for seat, player in enumerate(players):
+        if isinstance(player, (str, Mapping)):
+            bots.append(make_strategy(player, rng=strategy_rng(seed, game, seat)))
+            names.append(strategy_label(player))
+        else:
+            bots.append(player)
+            names.append(getattr(player, "name", "") or type(player).__name__)
+    return bots, names
 
 
 def strategy_label(spec: str | Mapping[str, Any]) -> str:

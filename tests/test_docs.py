@@ -1,0 +1,27 @@
+"""The code in the docs runs as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rummysim.strategies import REGISTRY
+
+DOCS = Path(__file__).parent.parent / "docs"
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+
+
+def test_the_twenty_line_bot_in_strategies_md_plays_a_game(capsys):
+    (block,) = python_blocks(DOCS / "strategies.md")
+    body = block.split("\n\n\n")[1]
+    assert len(body.strip().splitlines()) <= 20
+    try:
+        exec(compile(block, "docs/strategies.md", "exec"), {})
+        scores = capsys.readouterr().out
+        assert scores.startswith("(")
+        assert max(eval(scores.split(")")[0] + ")")) >= 150
+    finally:
+        REGISTRY.pop("hoarder", None)
