@@ -39,9 +39,103 @@ def main() -> None:
 
     \b
     Examples:
+      rummysim run experiments/acehigh.yaml
+      rummysim validate experiments/acehigh.yaml
       rummysim deadwood "AS 2S 3S 7H 7D 7C KH"
       rummysim bench --json
     """
+
+
+@main.command()
+@click.argument("experiment_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--jobs", "-j", type=int, default=-1, show_default=True, help="Worker processes; -1 for every core.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="results",
+    show_default=True,
+    help="Folder under which results/<name>/ is written.",
+)
+@click.option("--games", type=int, default=None, help="Games per condition, overriding the file.")
+@click.option("--seed", type=int, default=None, help="The seed, overriding the file.")
+@click.option(
+    "--backend",
+    type=click.Choice(["loky", "dask", "sequential"]),
+    default="loky",
+    show_default=True,
+    help="loky: processes on this machine; dask: a dask.distributed cluster.",
+)
+@click.option("--scheduler", default=None, help="Dask scheduler address (tcp://host:8786); local cluster if unset.")
+@click.option(
+    "--chunk-games",
+    type=int,
+    default=100,
+    show_default=True,
+    help="Games per chunk: the unit of work and of resuming. Never changes the results.",
+)
+@click.option("--trace", is_flag=True, help="Also write turns.parquet, one row per turn with its moves.")
+@click.option("--force", is_flag=True, help="Start over, deleting results of an earlier, different run.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@_one_line_errors
+def run(
+    experiment_file: str,
+    jobs: int,
+    out: str,
+    games: int | None,
+    seed: int | None,
+    backend: str,
+    scheduler: str | None,
+    chunk_games: int,
+    trace: bool,
+    force: bool,
+    quiet: bool,
+) -> None:
+    """Play the experiment in FILE and write its tables to OUT/<name>/.
+
+    Prints the results folder. A stopped run resumes from its finished chunks when run
+    again; the tables are the same for any --jobs, --chunk-games and --backend.
+
+    \b
+    Example:
+      rummysim run experiments/acehigh.yaml --jobs 2
+    """  # fmt: skip
+    from rummysim.experiment import load_experiment
+    from rummysim.runner import run_experiment
+
+    experiment = load_experiment(experiment_file)
+    try:
+        results = run_experiment(
+            experiment, out=out, n_jobs=jobs, games=games, seed=seed, backend=backend, scheduler=scheduler,
+            chunk_games=chunk_games, trace=trace, force=force, quiet=quiet,
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        raise click.ClickException(
+            f"interrupted; the finished chunks are kept in {out}/{experiment.name}/chunks: "
+            "run the same command again to resume"
+        ) from None
+    click.echo(str(results.folder))
+
+
+@main.command()
+@click.argument("experiment_file", metavar="FILE", type=click.Path(dir_okay=False))
+@_one_line_errors
+def validate(experiment_file: str) -> None:
+    """Check the experiment in FILE without running it; print its conditions.
+
+    \b
+    Example:
+      rummysim validate experiments/acehigh.yaml
+    """
+    from rummysim.experiment import load_experiment
+
+    experiment = load_experiment(experiment_file)
+    click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
+    for condition in experiment.conditions:
+        players = ", ".join(p["strategy"] for p in condition.players)
+        basic = Rules(n_players=condition.rules.n_players).to_dict()
+        changed = {k: v for k, v in condition.rules.to_dict().items() if basic[k] != v}
+        rules = ", ".join(f"{k}={v}" for k, v in changed.items()) or "basic"
+        click.echo(f"  {condition.name}: {experiment.games} games, players [{players}], rules: {rules}")
 
 
 @main.command()

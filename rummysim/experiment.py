@@ -1,0 +1,265 @@
+"""Experiment files: YAML parsed and validated into a frozen `Experiment`.
+
+An experiment names a question, a seed, a number of games per condition, a lineup of
+strategies and base rules, and the conditions to compare (each overriding rules and/or
+the lineup), optionally as a `grid` of rule values. Every error is one line naming the
+file, the key path and the value, with the rule it breaks; nothing is run or written
+until the whole file is valid.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import itertools
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rummysim.errors import ConfigError
+from rummysim.rules import FIELDS, Rules
+from rummysim.strategies import check_strategy
+
+KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid")
+REQUIRED = ("name", "question", "seed", "games", "players")
+CONDITION_KEYS = ("rules", "players", "description")
+RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
+NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One arm of an experiment: its rules and its lineup."""
+
+    name: str
+    rules: Rules
+    players: tuple[dict[str, Any], ...]
+    """Strategy specs by seat, each ``{"strategy": NAME, PARAM: VALUE, ...}``."""
+    description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the condition with every rule resolved, as plain values."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "rules": self.rules.to_dict(),
+            "players": [dict(p) for p in self.players],
+        }
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment: what to play and how to name its results."""
+
+    name: str
+    question: str
+    seed: int
+    games: int
+    """Games per condition."""
+    conditions: tuple[Condition, ...]
+    description: str = ""
+    source: str = ""
+    """The file it came from, if any."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the resolved experiment (every default filled in), as plain values."""
+        return {
+            "name": self.name,
+            "question": self.question,
+            "description": self.description,
+            "seed": self.seed,
+            "games": self.games,
+            "conditions": [c.to_dict() for c in self.conditions],
+        }
+
+    def fingerprint(self) -> str:
+        """Return a hash of everything that changes the results."""
+        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def condition(self, name: str) -> Condition:
+        """Return a condition by name."""
+        for condition in self.conditions:
+            if condition.name == name:
+                return condition
+        raise ConfigError(f"condition {name!r} is not in experiment {self.name!r}; conditions are {self.names}")
+
+    @property
+    def names(self) -> str:
+        """Return the condition names, comma-separated."""
+        return ", ".join(c.name for c in self.conditions)
+
+    def with_overrides(self, *, games: int | None = None, seed: int | None = None) -> Experiment:
+        """Return the experiment with its number of games and/or seed replaced (from the command line)."""
+        changes: dict[str, Any] = {}
+        if games is not None:
+            changes["games"] = _check_int(games, "--games", low=1, where="command line")
+        if seed is not None:
+            changes["seed"] = _check_int(seed, "--seed", low=0, where="command line")
+        return Experiment(**{**self.__dict__, **changes}) if changes else self
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe loader that refuses a key given twice in one mapping."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice", key_node.start_mark)
+        seen[key] = loader.construct_object(value_node, deep=True)
+    return seen
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _suggest(key: str, valid: Sequence[str]) -> str:
+    close = difflib.get_close_matches(str(key), list(valid), n=1)
+    return f"did you mean {close[0]!r}?" if close else f"valid keys are {', '.join(valid)}"
+
+
+def _check_keys(data: Mapping[str, Any], valid: Sequence[str], path: str, where: str) -> None:
+    for key in data:
+        if key not in valid:
+            raise ConfigError(f"{where}: {path}{key}: unknown key; {_suggest(key, valid)}")
+
+
+def _check_int(value: Any, path: str, *, low: int, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{where}: {path}: {value!r} is not a whole number")
+    if value < low:
+        raise ConfigError(f"{where}: {path}: {value} is below {low}")
+    return value
+
+
+def _mapping(value: Any, path: str, where: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: {path}: expected a mapping of keys to values, got {value!r}")
+    return value
+
+
+def _players(value: Any, path: str, where: str) -> tuple[dict[str, Any], ...]:
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"{where}: {path}: expected a list of strategies, such as [greedy, greedy], got {value!r}")
+    if not 2 <= len(value) <= 6:
+        raise ConfigError(f"{where}: {path}: {len(value)} players given, rummy takes 2 to 6 (R1.1)")
+    specs = []
+    for seat, spec in enumerate(value):
+        try:
+            check_strategy(spec)
+        except ConfigError as error:
+            raise ConfigError(f"{where}: {path}[{seat}]: {error}") from None
+        specs.append({"strategy": spec} if isinstance(spec, str) else dict(spec))
+    return tuple(specs)
+
+
+def _rules(base: Mapping[str, Any], overrides: Mapping[str, Any], n_players: int, cname: str, where: str) -> Rules:
+    settings = {**base, **overrides}
+    try:
+        return Rules(n_players=n_players, **settings)
+    except ConfigError as error:
+        key = str(error).split(":", 1)[0]
+        if key.split(",")[0] in overrides:
+            raise ConfigError(f"{where}: conditions.{cname}.rules.{error}") from None
+        raise ConfigError(f"{where}: rules.{error} (in condition {cname!r}, {n_players} players)") from None
+
+
+def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    grid = _mapping(value, "grid", where)
+    _check_keys(grid, RULE_KEYS, "grid.", where)
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"{where}: grid.{key}: expected a non-empty list of values, got {values!r}")
+    points = []
+    for combo in itertools.product(*grid.values()):
+        settings = dict(zip(grid, combo, strict=True))
+        points.append((",".join(f"{k}={v}" for k, v in settings.items()), settings))
+    return points
+
+
+def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
+    """Validate a parsed experiment mapping and return the `Experiment`."""
+    where = source
+    if data is None:
+        raise ConfigError(f"{where}: the file is empty; an experiment needs {', '.join(REQUIRED)}")
+    data = _mapping(data, "the file", where)
+    _check_keys(data, KEYS, "", where)
+    for key in REQUIRED:
+        if key not in data:
+            raise ConfigError(f"{where}: {key}: missing; an experiment needs {', '.join(REQUIRED)}")
+    name = data["name"]
+    if not isinstance(name, str) or not NAME.match(name):
+        raise ConfigError(
+            f"{where}: name: {name!r} must be letters, digits, '-' and '_' only (it names the results folder)"
+        )
+    question = data["question"]
+    if not isinstance(question, str) or not question.strip():
+        raise ConfigError(f"{where}: question: expected the question the experiment answers, got {question!r}")
+    seed = _check_int(data["seed"], "seed", low=0, where=where)
+    games = _check_int(data["games"], "games", low=1, where=where)
+    lineup = _players(data["players"], "players", where)
+    base = _mapping(data.get("rules"), "rules", where)
+    _check_keys(base, RULE_KEYS, "rules.", where)
+    declared = _mapping(data.get("conditions"), "conditions", where)
+    arms: list[tuple[str, Mapping[str, Any], tuple[dict[str, Any], ...], str]] = []
+    for cname, body in declared.items():
+        if not isinstance(cname, str) or not NAME.match(cname):
+            raise ConfigError(f"{where}: conditions.{cname}: a condition name is letters, digits, '-' and '_'")
+        body = _mapping(body, f"conditions.{cname}", where)
+        _check_keys(body, CONDITION_KEYS, f"conditions.{cname}.", where)
+        overrides = _mapping(body.get("rules"), f"conditions.{cname}.rules", where)
+        _check_keys(overrides, RULE_KEYS, f"conditions.{cname}.rules.", where)
+        players = _players(body["players"], f"conditions.{cname}.players", where) if "players" in body else lineup
+        arms.append((cname, overrides, players, str(body.get("description", ""))))
+    if "grid" in data:
+        points = _grid(data["grid"], where)
+        base_arms = arms or [("", {}, lineup, "")]
+        arms = [
+            (f"{cname}|{gname}" if cname else gname, {**overrides, **settings}, players, text)
+            for cname, overrides, players, text in base_arms
+            for gname, settings in points
+        ]
+    if not arms:
+        arms = [("default", {}, lineup, "")]
+    conditions = tuple(
+        Condition(cname, _rules(base, overrides, len(players), cname, where), players, text)
+        for cname, overrides, players, text in arms
+    )
+    return Experiment(
+        name=name,
+        question=question.strip(),
+        seed=seed,
+        games=games,
+        conditions=conditions,
+        description=str(data.get("description") or "").strip(),
+        source=source,
+    )
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file (raises `ConfigError` with the file and key path)."""
+    path = Path(path)
+    where = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no such experiment file") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{where}: cannot be read as a text file ({type(error).__name__})") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"{where}{line}: YAML syntax error: {problem}") from None
+    return parse_experiment(data, source=where)

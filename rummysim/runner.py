@@ -1,0 +1,325 @@
+"""Run an experiment: plan chunks of games, play them in parallel, write and merge the tables.
+
+Every game depends only on (seed, game): its deals and shuffles come from
+(seed, game, hand), each bot's choices from (seed, game, seat), and the lineup is
+rotated by the game number so every strategy sits in every seat equally. Chunks of
+games are played by joblib (loky, all cores by default) or on a Dask cluster, and each
+finished chunk is written whole into ``<out>/<name>/chunks/``. A stopped run resumes from
+its finished chunks; the merged tables are the same for any number of workers, chunk
+size or backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pyarrow as pa
+
+from rummysim.errors import ConfigError
+from rummysim.experiment import Condition, Experiment, load_experiment
+from rummysim.game import play_game
+from rummysim.records import GameRecord, HandRecord, TurnRecord
+from rummysim.tables import (
+    MANIFEST,
+    Results,
+    finished_chunks,
+    load_results,
+    merge_chunks,
+    to_arrow,
+    write_chunk,
+)
+
+DEFAULT_CHUNK_GAMES = 100
+STATE = "run.json"
+LOCK = ".lock"
+
+
+class Chunk(NamedTuple):
+    """A range of games of one condition: the unit of work and of resuming."""
+
+    number: int
+    """The condition's position in the experiment."""
+    condition: Condition
+    seed: int
+    start: int
+    stop: int
+    trace: bool
+
+    @property
+    def id(self) -> str:
+        return f"c{self.number:03d}-g{self.start:09d}-{self.stop:09d}"
+
+
+def rotated(players: tuple[dict[str, Any], ...], game: int) -> list[dict[str, Any]]:
+    """Return the lineup for a game: seat s plays ``players[(s + game) % n]``."""
+    n = len(players)
+    return [players[(seat + game) % n] for seat in range(n)]
+
+
+def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
+    """Play a chunk's games; return its id, its tables and its number of hands (runs in workers)."""
+    hands: list[HandRecord] = []
+    games: list[GameRecord] = []
+    turns: list[TurnRecord] = []
+    condition = chunk.condition
+    for game in range(chunk.start, chunk.stop):
+        result = play_game(
+            rotated(condition.players, game), rules=condition.rules, seed=chunk.seed, game=game, trace=chunk.trace
+        )
+        hands.extend(result.hands)
+        games.extend(result.games)
+        turns.extend(result.turns)
+    tables = {"hands": to_arrow("hands", condition.name, hands), "games": to_arrow("games", condition.name, games)}
+    if chunk.trace:
+        tables["turns"] = to_arrow("turns", condition.name, turns)
+    return chunk.id, tables, len(hands) // condition.rules.n_players
+
+
+def plan(experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str]) -> list[Chunk]:
+    """Return the chunks still to play; `done` holds the ids of finished chunks (any chunk size)."""
+    covered: dict[int, list[tuple[int, int]]] = {}
+    for chunk_id in done:
+        number, first, last = chunk_id.split("-")
+        covered.setdefault(int(number[1:]), []).append((int(first[1:]), int(last)))
+    chunks = []
+    for index, condition in enumerate(experiment.conditions):
+        spans = sorted(covered.get(index, []))
+        game = 0
+        gaps: list[tuple[int, int]] = []
+        for start, stop in [*spans, (experiment.games, experiment.games)]:
+            if start > game:
+                gaps.append((game, min(start, experiment.games)))
+            game = max(game, stop)
+        for gap_start, gap_stop in gaps:
+            for start in range(gap_start, gap_stop, chunk_games):
+                stop = min(start + chunk_games, gap_stop)
+                chunks.append(Chunk(index, condition, experiment.seed, start, stop, trace))
+    return chunks
+
+
+def _execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str | None) -> Iterator[Any]:
+    """Yield chunk results as they finish, on joblib/loky or a Dask cluster."""
+    if backend == "dask":
+        try:
+            from distributed import Client, as_completed
+        except ImportError:
+            raise ConfigError("--backend dask needs the dask extra: pip install 'rummysim[dask]'") from None
+        with Client(scheduler) if scheduler else contextlib.nullcontext(_local_dask_client()) as client:
+            futures = [client.submit(play_chunk, chunk, pure=False) for chunk in chunks]
+            for future in as_completed(futures):
+                yield future.result()
+        return
+    if backend not in ("loky", "sequential"):
+        raise ConfigError(f"--backend: {backend!r} is not one of loky, sequential, dask")
+    if backend == "sequential" or n_jobs == 1 or len(chunks) <= 1:
+        yield from map(play_chunk, chunks)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
+    yield from parallel(delayed(play_chunk)(chunk) for chunk in chunks)
+
+
+def _local_dask_client() -> Any:
+    from distributed import Client
+
+    return Client(processes=False)
+
+
+@contextlib.contextmanager
+def _lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the results folder; the OS frees it if the process dies."""
+    import fcntl
+
+    handle = open(folder / LOCK, "a+")  # noqa: SIM115 - held for the whole run
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ConfigError(
+            f"{folder}: another rummysim run is writing these results; wait for it to finish "
+            "or give this run another --out"
+        ) from None
+    try:
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+@dataclass
+class _Progress:
+    total_games: int
+    quiet: bool
+
+    def __post_init__(self) -> None:
+        from tqdm import tqdm
+
+        disable = self.quiet or not sys.stderr.isatty()
+        self.bar = tqdm(total=self.total_games, unit="game", file=sys.stderr, disable=disable, smoothing=0.1)
+        self.hands = 0
+        self.start = time.perf_counter()
+
+    def update(self, games: int, hands: int) -> None:
+        self.hands += hands
+        rate = self.hands / max(time.perf_counter() - self.start, 1e-9)
+        self.bar.set_postfix_str(f"{rate:,.0f} hands/s", refresh=False)
+        self.bar.update(games)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
+    """Check the folder holds this experiment's results (or nothing); with `force`, clear it."""
+    state_path = folder / STATE
+    if state_path.exists() and not force:
+        state = json.loads(state_path.read_text())
+        if state.get("fingerprint") != experiment.fingerprint():
+            raise ConfigError(
+                f"{folder}: holds results of a different experiment (fingerprint {state.get('fingerprint')}, "
+                f"this one {experiment.fingerprint()}); rerun with --force to start over or give another --out"
+            )
+    if force:
+        for name in ("chunks", STATE, MANIFEST, "hands.parquet", "games.parquet", "turns.parquet"):
+            path = folder / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+    state = {"fingerprint": experiment.fingerprint(), "experiment": experiment.to_dict()}
+    tmp = folder / f".{STATE}.tmp"
+    tmp.write_text(json.dumps(state, indent=2))
+    os.replace(tmp, state_path)
+
+
+def run_experiment(
+    experiment: Experiment | str | Path,
+    *,
+    out: str | Path = "results",
+    n_jobs: int = -1,
+    games: int | None = None,
+    seed: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    chunk_games: int = DEFAULT_CHUNK_GAMES,
+    trace: bool = False,
+    force: bool = False,
+    quiet: bool = True,
+) -> Results:
+    """Play an experiment and write its tables to ``<out>/<name>/``; return the `Results`.
+
+    `experiment` is an `Experiment` or the path of an experiment file. `games` and `seed`
+    override the file's. The tables depend only on the experiment and its seed: `n_jobs`,
+    `chunk_games` and `backend` change the speed, never the data. A stopped run resumes
+    from its finished chunks; `force` starts over.
+    """
+    if not isinstance(experiment, Experiment):
+        experiment = load_experiment(experiment)
+    experiment = experiment.with_overrides(games=games, seed=seed)
+    if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) or chunk_games < 1:
+        raise ConfigError(f"--chunk-games: {chunk_games!r} is not a whole number of at least 1")
+    if n_jobs == 0:
+        raise ConfigError("--jobs: 0 workers; give a number of workers, or -1 for every core")
+    folder = Path(out) / experiment.name
+    folder.mkdir(parents=True, exist_ok=True)
+    with _lock(folder):
+        _prepare(folder, experiment, force=force)
+        if (folder / MANIFEST).exists():
+            return load_results(folder)
+        return _run(
+            experiment, folder, n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=chunk_games,
+            trace=trace, quiet=quiet, overrides={"games": games, "seed": seed},
+        )  # fmt: skip
+
+
+def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, scheduler: str | None,
+         chunk_games: int, trace: bool, quiet: bool, overrides: dict[str, Any]) -> Results:  # fmt: skip
+    chunk_dir = folder / "chunks"
+    chunk_dir.mkdir(exist_ok=True)
+    done = set(finished_chunks(chunk_dir))
+    todo = plan(experiment, chunk_games=chunk_games, trace=trace, done=done)
+    started = datetime.now(timezone.utc)
+    clock = time.perf_counter()
+    total_games = experiment.games * len(experiment.conditions)
+    progress = _Progress(total_games, quiet)
+    progress.update(total_games - sum(c.stop - c.start for c in todo), 0)
+    sizes = {c.id: c.stop - c.start for c in todo}
+    hands_played = 0
+    try:
+        for chunk_id, tables, n_hands in _execute(todo, backend=backend, n_jobs=n_jobs, scheduler=scheduler):
+            write_chunk(chunk_dir, chunk_id, tables)
+            hands_played += n_hands
+            progress.update(sizes[chunk_id], n_hands)
+    finally:
+        progress.close()
+    seconds = time.perf_counter() - clock
+    chunks = [chunk_dir / c for c in finished_chunks(chunk_dir)]
+    kinds = ["hands", "games"] + (["turns"] if trace and all((c / "turns.parquet").exists() for c in chunks) else [])
+    rows = merge_chunks(chunks, folder, kinds)
+    manifest = {
+        "rummysim_version": _version(),
+        "git_commit": _git_commit(),
+        "experiment": experiment.to_dict(),
+        "fingerprint": experiment.fingerprint(),
+        "source": experiment.source,
+        "overrides": {k: v for k, v in overrides.items() if v is not None},
+        "seeds": {
+            "seed": experiment.seed,
+            "deal": "SeedSequence(seed, spawn_key=(0, game, hand)): deal and stock rebuilds",
+            "strategy": "SeedSequence(seed, spawn_key=(1, game, seat)): each bot",
+            "first_dealer": "SeedSequence(seed, spawn_key=(2, game))",
+            "seats": "seat s of game g plays players[(s + g) % n]",
+        },
+        "started": started.isoformat(timespec="seconds"),
+        "seconds": round(seconds, 3),
+        "hands_played_this_run": hands_played,
+        "hands_per_second": round(hands_played / seconds, 1) if seconds > 0 else None,
+        "resumed_chunks": len(done),
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "backend": backend,
+        "scheduler": scheduler,
+        "n_jobs": n_jobs if n_jobs > 0 else os.cpu_count(),
+        "chunk_games": chunk_games,
+        "tables": {kind: {"file": f"{kind}.parquet", "rows": n} for kind, n in rows.items()},
+    }
+    tmp = folder / f".{MANIFEST}.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2))
+    os.replace(tmp, folder / MANIFEST)
+    shutil.rmtree(chunk_dir)
+    return load_results(folder)
+
+
+def _version() -> str:
+    from rummysim import __version__
+
+    return __version__

@@ -1,0 +1,149 @@
+"""Result tables: records to Arrow, chunk files written atomically, merged tables, `Results`.
+
+A run writes ``hands.parquet`` (one row per hand x seat), ``games.parquet`` (one row per
+game x seat) and, traced, ``turns.parquet`` (one row per turn), each with a leading
+``condition`` column and the fields of `HandRecord`, `GameRecord` and `TurnRecord`.
+Chunks are written to a temporary folder and renamed into place, so a chunk on disk is
+always whole; merging streams chunk by chunk, so memory stays flat.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import typing
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rummysim.errors import ConfigError
+from rummysim.records import GameRecord, HandRecord, TurnRecord
+
+TABLES = ("hands", "games", "turns")
+MANIFEST = "manifest.json"
+
+_TYPES: dict[type, pa.DataType] = {int: pa.int64(), bool: pa.bool_(), str: pa.string()}
+
+
+def _schema(record: type) -> pa.Schema:
+    """Return the Arrow schema of a record type: `condition`, then its fields by their hints."""
+    fields = [pa.field("condition", pa.string(), nullable=False)]
+    for name, hint in typing.get_type_hints(record).items():
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        base = args[0] if args else hint
+        fields.append(pa.field(name, _TYPES[base], nullable=bool(args)))
+    return pa.schema(fields)
+
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "hands": _schema(HandRecord),
+    "games": _schema(GameRecord),
+    "turns": _schema(TurnRecord),
+}
+
+
+def to_arrow(kind: str, condition: str, records: Sequence[tuple[Any, ...]]) -> pa.Table:
+    """Return records of one kind as an Arrow table with the `condition` column first."""
+    schema = SCHEMAS[kind]
+    columns = list(zip(*records, strict=True)) if records else [()] * (len(schema) - 1)
+    arrays = [pa.array([condition] * len(records), pa.string())]
+    arrays += [pa.array(col, type=f.type) for col, f in zip(columns, list(schema)[1:], strict=True)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def write_table_atomic(table: pa.Table, path: Path) -> None:
+    """Write a Parquet file under a temporary name, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+def write_chunk(folder: Path, chunk_id: str, tables: dict[str, pa.Table]) -> None:
+    """Write one chunk's tables as a whole: a temporary folder renamed into place."""
+    tmp = folder / f".tmp-{chunk_id}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    for kind, table in tables.items():
+        pq.write_table(table, tmp / f"{kind}.parquet")
+    os.replace(tmp, folder / chunk_id)
+
+
+def finished_chunks(folder: Path) -> list[str]:
+    """Return the ids of the chunks written whole, in order (temporary leftovers are removed)."""
+    if not folder.exists():
+        return []
+    for leftover in folder.glob(".tmp-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dict[str, int]:
+    """Stream the chunks' tables, in order, into one Parquet file per kind; return the row counts."""
+    chunks = list(chunks)
+    rows = {}
+    for kind in kinds:
+        path = out / f"{kind}.parquet"
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        with pq.ParquetWriter(tmp, SCHEMAS[kind]) as writer:
+            count = 0
+            for chunk in chunks:
+                table = pq.read_table(chunk / f"{kind}.parquet", schema=SCHEMAS[kind])
+                writer.write_table(table)
+                count += table.num_rows
+        os.replace(tmp, path)
+        rows[kind] = count
+    return rows
+
+
+@dataclass
+class Results:
+    """The tables of a finished run, read lazily from its folder."""
+
+    folder: Path
+    manifest: dict[str, Any] = field(repr=False)
+    _cache: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+
+    def _table(self, kind: str) -> pd.DataFrame:
+        if kind not in self._cache:
+            path = self.folder / f"{kind}.parquet"
+            if not path.exists():
+                hint = " (run with --trace to record turns)" if kind == "turns" else ""
+                raise ConfigError(f"{self.folder}: has no {kind}.parquet{hint}")
+            self._cache[kind] = pd.read_parquet(path)
+        return self._cache[kind]
+
+    @property
+    def hands(self) -> pd.DataFrame:
+        """One row per hand x seat (see `HandRecord`), with `condition`."""
+        return self._table("hands")
+
+    @property
+    def games(self) -> pd.DataFrame:
+        """One row per game x seat (see `GameRecord`), with `condition`."""
+        return self._table("games")
+
+    @property
+    def turns(self) -> pd.DataFrame:
+        """One row per turn (see `TurnRecord`), with `condition`; only in traced runs."""
+        return self._table("turns")
+
+    @property
+    def conditions(self) -> list[str]:
+        """Return the condition names, in the experiment's order."""
+        return [c["name"] for c in self.manifest["experiment"]["conditions"]]
+
+
+def load_results(folder: str | Path) -> Results:
+    """Read the results of a finished run from its folder (``results/<name>``)."""
+    folder = Path(folder)
+    path = folder / MANIFEST
+    if not path.exists():
+        raise ConfigError(f"{folder}: no {MANIFEST}; not the folder of a finished run")
+    return Results(folder, json.loads(path.read_text()))
