@@ -13,16 +13,34 @@ True
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 from rummysim.cards import card_code, parse_card, parse_cards, to_text
 from rummysim.engine import Deal, HandResult, play_hand
 from rummysim.errors import CardError, ConfigError, IllegalMoveError, RummysimError, StrategyError
+from rummysim.experiment import Condition, Experiment, load_experiment, parse_experiment
 from rummysim.game import GameResult, play_game
 from rummysim.melds import Arrangement, MeldKind, best_arrangement, is_meld, min_deadwood
 from rummysim.moves import LayOff, Meld, Pile
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.rules import PRESETS, Ace, GoingOut, Rules
 from rummysim.strategies import REGISTRY, PlayerView, Strategy, make_strategy, register
+
+if TYPE_CHECKING:
+    from rummysim.runner import run_experiment
+    from rummysim.tables import Results, load_results
+
+_LAZY = {"run_experiment": "rummysim.runner", "load_results": "rummysim.tables", "Results": "rummysim.tables"}
+
+
+def __getattr__(name: str) -> object:
+    """Import the runner and tables (pandas, pyarrow) only when first used."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'rummysim' has no attribute {name!r}")
+
 
 try:
     __version__ = version("rummysim")
@@ -35,8 +53,10 @@ __all__ = [
     "Ace",
     "Arrangement",
     "CardError",
+    "Condition",
     "ConfigError",
     "Deal",
+    "Experiment",
     "GameRecord",
     "GameResult",
     "GoingOut",
@@ -48,6 +68,7 @@ __all__ = [
     "MeldKind",
     "Pile",
     "PlayerView",
+    "Results",
     "Rules",
     "RummysimError",
     "Strategy",
@@ -57,12 +78,16 @@ __all__ = [
     "best_arrangement",
     "card_code",
     "is_meld",
+    "load_experiment",
+    "load_results",
     "make_strategy",
     "min_deadwood",
     "parse_card",
     "parse_cards",
+    "parse_experiment",
     "play_game",
     "play_hand",
     "register",
+    "run_experiment",
     "to_text",
 ]
