@@ -98,3 +98,90 @@ def run_benchmarks(*, quick: bool = False) -> dict[str, Any]:
         "cpus": os.cpu_count(),
     }
     return figures
+
+
+def _greedy_experiment(games: int, name: str = "bench") -> Any:
+    from rummysim.experiment import parse_experiment
+
+    return parse_experiment(
+        {"name": name, "question": "How fast?", "seed": 2026, "games": games, "players": ["greedy", "greedy"]},
+        source="<bench>",
+    )
+
+
+def bench_runner(*, hands: int = 20_000, repeats: int = 3) -> dict[str, Any]:
+    """Return the runner's figures on a greedy 2-player run of about `hands` hands.
+
+    ``bare_hands_per_second``: a plain loop of `play_game` in this process;
+    ``runner_1_hands_per_second`` and ``runner_2_hands_per_second``: `run_experiment` with
+    one and two workers, Parquet files included; their ratio is the speed-up, and the
+    runner's overhead is 1 - runner_1 / bare.
+    """
+    import tempfile
+
+    from rummysim.game import play_game
+    from rummysim.runner import run_experiment
+
+    rules = Rules()
+    games, counted = 0, 0
+    while counted < hands:  # how many games make about `hands` hands
+        counted += play_game(["greedy", "greedy"], rules=rules, seed=2026, game=games).games[0].n_hands
+        games += 1
+    experiment = _greedy_experiment(games)
+
+    def bare() -> int:
+        return sum(
+            play_game(["greedy", "greedy"], rules=rules, seed=2026, game=g).games[0].n_hands for g in range(games)
+        )
+
+    def runner(n_jobs: int) -> Callable[[], int]:
+        def run() -> int:
+            with tempfile.TemporaryDirectory() as out:
+                results = run_experiment(experiment, out=out, n_jobs=n_jobs, quiet=True)
+                return int(results.manifest["hands_played_this_run"])
+
+        return run
+
+    bare_rate, bare_runs = _median_rate(bare, repeats)
+    one, one_runs = _median_rate(runner(1), repeats)
+    two, two_runs = _median_rate(runner(2), repeats)
+    return {
+        "runner_hands": counted,
+        "runner_games": games,
+        "bare_hands_per_second": bare_rate,
+        "runner_1_hands_per_second": one,
+        "runner_2_hands_per_second": two,
+        "runner_speedup_2_workers": two / one,
+        "runner_overhead": 1 - one / bare_rate,
+        "runner_runs": {"bare": bare_runs, "jobs_1": one_runs, "jobs_2": two_runs},
+    }
+
+
+def bench_memory(*, hands: int = 1_000_000, n_jobs: int = -1) -> dict[str, Any]:
+    """Run a greedy 2-player experiment of about `hands` hands; return its peak memory (MiB).
+
+    The parent's peak resident set and the largest worker's are read from
+    `resource.getrusage` after the run.
+    """
+    import resource
+    import tempfile
+
+    from rummysim.runner import run_experiment
+
+    games = max(1, round(hands / 50))  # greedy 2-player games last about 50 hands
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        results = run_experiment(_greedy_experiment(games, "memory"), out=out, n_jobs=n_jobs, quiet=True)
+        seconds = time.perf_counter() - start
+        played = int(results.manifest["hands_played_this_run"])
+        size = sum(p.stat().st_size for p in results.folder.glob("*.parquet"))
+    parent = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {
+        "memory_hands": played,
+        "memory_seconds": seconds,
+        "memory_hands_per_second": played / seconds,
+        "peak_parent_mib": parent,
+        "peak_worker_mib": child,
+        "parquet_mib": size / 2**20,
+    }

@@ -163,7 +163,9 @@ def deadwood(cards: str, ace: str, ace_points: int | None) -> None:
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--quick", is_flag=True, help="A tenth of the work: a smoke run, not a measurement.")
-def bench(as_json: bool, quick: bool) -> None:
+@click.option("--runner", is_flag=True, help="Also time the runner: 1 vs 2 workers and its overhead (minutes).")
+@click.option("--memory-hands", type=int, default=0, help="Also run this many hands and report peak memory.")
+def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int) -> None:
     """Measure the engine: greedy hands/s and min-deadwood calls/s on one process.
 
     Figures are medians of several repeats; see docs/benchmarks.md.
@@ -171,13 +173,20 @@ def bench(as_json: bool, quick: bool) -> None:
     \b
     Example:
       rummysim bench --json
+      rummysim bench --runner --memory-hands 1000000
     """
-    from rummysim.benchmarks import run_benchmarks
+    from rummysim.benchmarks import bench_memory, bench_runner, run_benchmarks
 
     figures = run_benchmarks(quick=quick)
+    if runner:
+        figures.update(bench_runner(hands=2_000 if quick else 20_000, repeats=1 if quick else 3))
+    if memory_hands:
+        figures.update(bench_memory(hands=memory_hands))
     if as_json:
         click.echo(json.dumps(figures))
         return
-    click.echo(f"greedy 2-player hands/s (play_hand, records) {figures['hands_per_second']:>12,.0f}")
-    click.echo(f"min_deadwood calls/s (masks, 10 cards)        {figures['min_deadwood_per_second']:>12,.0f}")
-    click.echo(f"min_deadwood calls/s (public API, card lists) {figures['min_deadwood_api_per_second']:>12,.0f}")
+    for key, value in figures.items():
+        if isinstance(value, float):
+            click.echo(f"{key:<32} {value:>14,.2f}")
+        elif isinstance(value, int):
+            click.echo(f"{key:<32} {value:>14,}")

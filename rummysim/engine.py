@@ -265,6 +265,13 @@ class _Hand:
     def play(self, seat: int) -> WentOutBy | None:
         """R4.2, R4.4, R4.7, R5, R6, R7.2; return how the seat went out, if it did."""
         answer = self.ask(seat, "play", self.view(seat))
+        if answer is None or (isinstance(answer, (list, tuple)) and not answer):
+            return None
+        try:
+            answer = list(answer)
+        except TypeError:
+            not_plays = Rejected("R4.2", f"play answered {answer!r}, not a sequence of Meld and LayOff moves")
+            raise self.illegal(seat, repr(answer), not_plays) from None
         if not answer:
             return None
         try:
@@ -273,9 +280,6 @@ class _Hand:
             )
         except Rejected as rejected:
             raise self.illegal(seat, "; ".join(map(str, answer)), rejected) from None
-        except TypeError:
-            not_plays = Rejected("R4.2", f"play answered {answer!r}, not a sequence of Meld and LayOff moves")
-            raise self.illegal(seat, repr(answer), not_plays) from None
         self._table_view = None
         for play in plays:
             if isinstance(play, Meld):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple
 
-from rummysim.cards import CardsLike, card_code, parse_card, parse_cards, to_text
+from rummysim.cards import FULL_DECK, CardsLike, card_code, parse_card, parse_cards, to_text
 from rummysim.melds import can_lay_off, is_meld, meld_text
 from rummysim.rules import GoingOut, Rules
 
@@ -52,6 +52,8 @@ class Meld:
         return cls(parse_cards(cards))
 
     def __str__(self) -> str:
+        if not isinstance(self.cards, int) or self.cards <= 0 or self.cards & ~FULL_DECK:
+            return f"meld {self.cards!r}"
         return f"meld {meld_text(self.cards) if is_meld(self.cards) else to_text(self.cards)}"
 
 
@@ -186,6 +188,8 @@ def apply_plays(
     done: list[Play] = []
     for play in plays:
         if isinstance(play, Meld):
+            if not isinstance(play.cards, int) or play.cards <= 0 or play.cards & ~FULL_DECK:
+                raise Rejected("R4.2", f"meld {play.cards!r}: not a mask of cards (bits 0 to 51)")
             if play.cards & holding != play.cards:
                 missing = to_text(play.cards & ~holding)
                 raise Rejected("R4.2", f"{play}: {missing} not in the holding")

@@ -229,7 +229,7 @@ def run_experiment(
     seed: int | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
-    chunk_games: int = DEFAULT_CHUNK_GAMES,
+    chunk_games: int | None = None,
     trace: bool = False,
     force: bool = False,
     quiet: bool = True,
@@ -238,12 +238,16 @@ def run_experiment(
 
     `experiment` is an `Experiment` or the path of an experiment file. `games` and `seed`
     override the file's. The tables depend only on the experiment and its seed: `n_jobs`,
-    `chunk_games` and `backend` change the speed, never the data. A stopped run resumes
+    `chunk_games` (games per chunk; by default up to 100, and small enough that every
+    worker gets several chunks) and `backend` change the speed, never the data. A stopped run resumes
     from its finished chunks; `force` starts over.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
     experiment = experiment.with_overrides(games=games, seed=seed)
+    if chunk_games is None:
+        workers = (n_jobs if n_jobs > 0 else os.cpu_count() or 1) if backend != "dask" else 4
+        chunk_games = max(1, min(DEFAULT_CHUNK_GAMES, -(-experiment.games // (4 * workers))))
     if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) or chunk_games < 1:
         raise ConfigError(f"--chunk-games: {chunk_games!r} is not a whole number of at least 1")
     if n_jobs == 0:
@@ -253,6 +257,8 @@ def run_experiment(
     with _lock(folder):
         _prepare(folder, experiment, force=force)
         if (folder / MANIFEST).exists():
+            if trace and not (folder / "turns.parquet").exists():
+                raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
             return load_results(folder)
         return _run(
             experiment, folder, n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=chunk_games,
