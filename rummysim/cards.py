@@ -58,7 +58,7 @@ def suit_of(card: int) -> int:
 
 def card_code(card: int) -> str:
     """Return the canonical text code of a card int, such as ``'TD'``."""
-    if not (isinstance(card, int) and 0 <= card < N_CARDS):
+    if isinstance(card, bool) or not (isinstance(card, int) and 0 <= card < N_CARDS):
         raise CardError(f"card {card!r} is not a card int; cards are 0 to 51 (R1.2)")
     return CODES[card]
 

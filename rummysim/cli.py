@@ -47,7 +47,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("experiment_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.argument("experiment_file", metavar="FILE")
 @click.option("--jobs", "-j", type=int, default=-1, show_default=True, help="Worker processes; -1 for every core.")
 @click.option(
     "--out",
@@ -117,7 +117,7 @@ def run(
 
 
 @main.command()
-@click.argument("experiment_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.argument("experiment_file", metavar="FILE")
 @_one_line_errors
 def validate(experiment_file: str) -> None:
     """Check the experiment in FILE without running it; print its conditions.

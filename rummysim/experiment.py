@@ -17,12 +17,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
 from rummysim.errors import ConfigError
-from rummysim.rules import FIELDS, Rules
+from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid")
@@ -78,8 +78,13 @@ class Experiment:
         }
 
     def fingerprint(self) -> str:
-        """Return a hash of everything that changes the results."""
-        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+        """Return a hash of everything that changes the results (not the question or descriptions)."""
+        data = self.to_dict()
+        data.pop("question")
+        data.pop("description")
+        for condition in data["conditions"]:
+            condition.pop("description")
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def condition(self, name: str) -> Condition:
         """Return a condition by name."""
@@ -135,7 +140,7 @@ def _check_int(value: Any, path: str, *, low: int, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"{where}: {path}: {value!r} is not a whole number")
     if value < low:
-        raise ConfigError(f"{where}: {path}: {value} is below {low}")
+        raise ConfigError(f"{where}: {path}: {value} is below the smallest valid value, {low}")
     return value
 
 
@@ -147,11 +152,20 @@ def _mapping(value: Any, path: str, where: str) -> Mapping[str, Any]:
     return value
 
 
+def _text(value: Any, path: str, where: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: {path}: expected text, got {value!r}")
+    return value.strip()
+
+
 def _players(value: Any, path: str, where: str) -> tuple[dict[str, Any], ...]:
-    if not isinstance(value, list) or not value:
+    if not isinstance(value, list):
         raise ConfigError(f"{where}: {path}: expected a list of strategies, such as [greedy, greedy], got {value!r}")
     if not 2 <= len(value) <= 6:
-        raise ConfigError(f"{where}: {path}: {len(value)} players given, rummy takes 2 to 6 (R1.1)")
+        count = "1 player" if len(value) == 1 else f"{len(value)} players"
+        raise ConfigError(f"{where}: {path}: {count} given, rummy takes 2 to 6 (R1.1)")
     specs = []
     for seat, spec in enumerate(value):
         try:
@@ -162,15 +176,40 @@ def _players(value: Any, path: str, where: str) -> tuple[dict[str, Any], ...]:
     return tuple(specs)
 
 
-def _rules(base: Mapping[str, Any], overrides: Mapping[str, Any], n_players: int, cname: str, where: str) -> Rules:
-    settings = {**base, **overrides}
+def _settings(values: Mapping[str, Any], path: str, where: str) -> dict[str, Any]:
+    """Check each rule setting on its own; the error names the key path."""
+    _check_keys(values, RULE_KEYS, path, where)
+    checked = {}
+    for key, value in values.items():
+        try:
+            checked[key] = check_setting(key, value)
+        except ConfigError as error:
+            raise ConfigError(f"{where}: {path}{error}") from None
+    return checked
+
+
+class _Arm(NamedTuple):
+    name: str
+    overrides: dict[str, Any]
+    """The condition's own rule settings."""
+    grid: dict[str, Any]
+    """The grid point's rule settings."""
+    players: tuple[dict[str, Any], ...]
+    description: str
+
+
+def _rules(base: dict[str, Any], arm: _Arm, where: str) -> Rules:
+    """Build an arm's rules; an error names where the offending setting was given."""
+    n_players = len(arm.players)
     try:
-        return Rules(n_players=n_players, **settings)
+        return Rules(n_players=n_players, **{**base, **arm.overrides, **arm.grid})
     except ConfigError as error:
-        key = str(error).split(":", 1)[0]
-        if key.split(",")[0] in overrides:
-            raise ConfigError(f"{where}: conditions.{cname}.rules.{error}") from None
-        raise ConfigError(f"{where}: rules.{error} (in condition {cname!r}, {n_players} players)") from None
+        key = str(error).split(":", 1)[0].split(",")[0]
+        if key in arm.grid:
+            raise ConfigError(f"{where}: grid.{error} (in condition {arm.name!r})") from None
+        if key in arm.overrides:
+            raise ConfigError(f"{where}: conditions.{arm.name}.rules.{error}") from None
+        raise ConfigError(f"{where}: rules.{error} (in condition {arm.name!r}, {n_players} players)") from None
 
 
 def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
@@ -179,6 +218,11 @@ def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise ConfigError(f"{where}: grid.{key}: expected a non-empty list of values, got {values!r}")
+        for item in values:
+            try:
+                check_setting(key, item)
+            except ConfigError as error:
+                raise ConfigError(f"{where}: grid.{error}") from None
     points = []
     for combo in itertools.product(*grid.values()):
         settings = dict(zip(grid, combo, strict=True))
@@ -207,40 +251,44 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     seed = _check_int(data["seed"], "seed", low=0, where=where)
     games = _check_int(data["games"], "games", low=1, where=where)
     lineup = _players(data["players"], "players", where)
-    base = _mapping(data.get("rules"), "rules", where)
-    _check_keys(base, RULE_KEYS, "rules.", where)
+    base = _settings(_mapping(data.get("rules"), "rules", where), "rules.", where)
     declared = _mapping(data.get("conditions"), "conditions", where)
-    arms: list[tuple[str, Mapping[str, Any], tuple[dict[str, Any], ...], str]] = []
+    arms: list[_Arm] = []
     for cname, body in declared.items():
         if not isinstance(cname, str) or not NAME.match(cname):
             raise ConfigError(f"{where}: conditions.{cname}: a condition name is letters, digits, '-' and '_'")
         body = _mapping(body, f"conditions.{cname}", where)
         _check_keys(body, CONDITION_KEYS, f"conditions.{cname}.", where)
-        overrides = _mapping(body.get("rules"), f"conditions.{cname}.rules", where)
-        _check_keys(overrides, RULE_KEYS, f"conditions.{cname}.rules.", where)
+        overrides = _settings(_mapping(body.get("rules"), f"conditions.{cname}.rules", where),
+                              f"conditions.{cname}.rules.", where)  # fmt: skip
         players = _players(body["players"], f"conditions.{cname}.players", where) if "players" in body else lineup
-        arms.append((cname, overrides, players, str(body.get("description", ""))))
+        text = _text(body.get("description"), f"conditions.{cname}.description", where)
+        arms.append(_Arm(cname, overrides, {}, players, text))
     if "grid" in data:
         points = _grid(data["grid"], where)
-        base_arms = arms or [("", {}, lineup, "")]
+        for arm in arms:
+            for key in points[0][1]:
+                if key in arm.overrides:
+                    raise ConfigError(
+                        f"{where}: grid.{key}: also set in conditions.{arm.name}.rules; set it in one place"
+                    )
         arms = [
-            (f"{cname}|{gname}" if cname else gname, {**overrides, **settings}, players, text)
-            for cname, overrides, players, text in base_arms
+            arm._replace(name=f"{arm.name}|{gname}", grid=settings)
+            if arm.name
+            else arm._replace(name=gname, grid=settings)
+            for arm in (arms or [_Arm("", {}, {}, lineup, "")])
             for gname, settings in points
         ]
     if not arms:
-        arms = [("default", {}, lineup, "")]
-    conditions = tuple(
-        Condition(cname, _rules(base, overrides, len(players), cname, where), players, text)
-        for cname, overrides, players, text in arms
-    )
+        arms = [_Arm("default", {}, {}, lineup, "")]
+    conditions = tuple(Condition(arm.name, _rules(base, arm, where), arm.players, arm.description) for arm in arms)
     return Experiment(
         name=name,
         question=question.strip(),
         seed=seed,
         games=games,
         conditions=conditions,
-        description=str(data.get("description") or "").strip(),
+        description=_text(data.get("description"), "description", where),
         source=source,
     )
 
@@ -253,7 +301,9 @@ def load_experiment(path: str | Path) -> Experiment:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such experiment file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
+    except IsADirectoryError:
+        raise ConfigError(f"{where}: is a directory, not an experiment file") from None
+    except (PermissionError, UnicodeDecodeError) as error:
         raise ConfigError(f"{where}: cannot be read as a text file ({type(error).__name__})") from None
     try:
         data = yaml.load(text, Loader=_UniqueKeyLoader)

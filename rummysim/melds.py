@@ -25,7 +25,6 @@ QH KH AH | deadwood 5C (5)
 from __future__ import annotations
 
 import itertools
-from enum import Enum
 from functools import cache, lru_cache
 from typing import NamedTuple
 
@@ -42,19 +41,17 @@ from rummysim.cards import (
     points,
     rank_span,
 )
+from rummysim.compat import StrEnum
 from rummysim.rules import Ace, Rules
 
 _ACE_HIGH_RUN_END = (1 << ACE) | (1 << (KING - 1)) | (1 << KING)  # Q-K-A in one lane
 
 
-class MeldKind(str, Enum):
+class MeldKind(StrEnum):
     """The two kinds of meld (R5.1, R5.2)."""
 
     GROUP = "group"
     SEQUENCE = "sequence"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @cache
@@ -128,7 +125,7 @@ def meld_text(meld: int) -> str:
     """Return a meld's codes in playing order: a high ace after the king (R9.1)."""
     cards = list(iter_cards(meld))
     span = rank_span(meld)
-    if len(cards) > 1 and span & 1 and span >> KING & 1 and meld_kind(meld) is MeldKind.SEQUENCE:
+    if span & 1 and span >> KING & 1 and not span & 2 and meld_kind(meld) is MeldKind.SEQUENCE:
         cards = cards[1:] + cards[:1]
     return " ".join(card_code(c) for c in cards)
 

@@ -10,33 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import NamedTuple
 
 from rummysim.cards import FULL_DECK, CardsLike, card_code, parse_card, parse_cards, to_text
+from rummysim.compat import StrEnum
 from rummysim.melds import can_lay_off, is_meld, meld_text
 from rummysim.rules import GoingOut, Rules
 
 
-class Pile(str, Enum):
+class Pile(StrEnum):
     """Where a card is drawn from (R4.1)."""
 
     STOCK = "stock"
     DISCARD = "discard"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class WentOutBy(str, Enum):
+class WentOutBy(StrEnum):
     """How the winner's last card left the holding (R7.1)."""
 
     DISCARD = "discard"
     MELD = "meld"
     LAY_OFF = "lay_off"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +73,7 @@ Play = Meld | LayOff
 
 
 def _code(card: object) -> str:
-    return card_code(card) if isinstance(card, int) and 0 <= card < 52 else repr(card)
+    return card_code(card) if type(card) is int and 0 <= card < 52 else repr(card)
 
 
 # -- events: the public record of every move, in the order played ---------------------

@@ -18,33 +18,29 @@ rummysim.errors.ConfigError: cards_dealt: 4 players x 13 cards need 52 cards and
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 from typing import Any
 
 from rummysim.cards import N_CARDS
+from rummysim.compat import StrEnum
 from rummysim.errors import ConfigError
 
 
-class Ace(str, Enum):
+class Ace(StrEnum):
     """Where the ace may stand in a sequence (R5.3, R9.1)."""
 
     LOW = "low"
     HIGH_OR_LOW = "high_or_low"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class GoingOut(str, Enum):
+class GoingOut(StrEnum):
     """How the last card may leave the holding (R7.1, R7.2)."""
 
     ANY = "any"
     DISCARD = "discard"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def default_dealt(n_players: int) -> int:
@@ -98,19 +94,8 @@ class Rules:
     """The game ends unfinished after this many stalled hands in a row (R10.2, R11)."""
 
     def __post_init__(self) -> None:
-        _check_int("n_players", self.n_players, low=2, rule="R1.1")
-        if self.n_players > 6:
-            raise ConfigError(f"n_players: {self.n_players} players given, rummy takes 2 to 6 (R1.1)")
-        _check_int("cards_dealt", self.cards_dealt, low=1, rule="R3.2", optional=True)
-        object.__setattr__(self, "ace", _enum("ace", self.ace, Ace, "R5.3, R9.1"))
-        object.__setattr__(self, "going_out", _enum("going_out", self.going_out, GoingOut, "R7"))
-        _check_int("ace_points", self.ace_points, low=0, rule="R8.2, R9.2", optional=True)
-        _check_int("rummy_multiplier", self.rummy_multiplier, low=1, rule="R8.3")
-        _check_int("target_score", self.target_score, low=1, rule="R11.1", optional=True)
-        _check_int("max_hands", self.max_hands, low=1, rule="R11.2", optional=True)
-        _check_int("stall_after_rebuilds", self.stall_after_rebuilds, low=0, rule="R10.2")
-        _check_int("stall_after_turns", self.stall_after_turns, low=1, rule="R10.2")
-        _check_int("stall_after_hands", self.stall_after_hands, low=1, rule="R10.2, R11")
+        for name in FIELDS:
+            object.__setattr__(self, name, check_setting(name, getattr(self, name)))
         if self.target_score is None and self.max_hands is None:
             raise ConfigError(
                 "target_score, max_hands: both are null, so the game could never end; "
@@ -148,9 +133,11 @@ class Rules:
 
     def replace(self, **changes: Any) -> Rules:
         """Return a copy with some fields changed, validated again."""
-        unknown = set(changes) - set(FIELDS)
-        if unknown:
-            raise ConfigError(f"rules: {sorted(unknown)[0]!r} is not a rule setting; settings are {', '.join(FIELDS)}")
+        for key in changes:
+            if key not in FIELDS:
+                close = difflib.get_close_matches(key, FIELDS, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"settings are {', '.join(FIELDS)}"
+                raise ConfigError(f"{key}: not a rule setting; {hint}")
         return dataclasses.replace(self, **changes)
 
     def to_dict(self, *, resolved: bool = True) -> dict[str, Any]:
@@ -165,6 +152,38 @@ class Rules:
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
+
+# name -> (smallest value, may be null, rule) for the whole-number settings
+_INTS: dict[str, tuple[int, bool, str]] = {
+    "n_players": (2, False, "R1.1"),
+    "cards_dealt": (1, True, "R3.2"),
+    "ace_points": (0, True, "R8.2, R9.2"),
+    "rummy_multiplier": (1, False, "R8.3"),
+    "target_score": (1, True, "R11.1"),
+    "max_hands": (1, True, "R11.2"),
+    "stall_after_rebuilds": (0, False, "R10.2"),
+    "stall_after_turns": (1, False, "R10.2"),
+    "stall_after_hands": (1, False, "R10.2, R11"),
+}
+
+
+def check_setting(name: str, value: Any) -> Any:
+    """Return a rule setting's value, normalised, if it is valid on its own; else raise `ConfigError`.
+
+    Checks one setting's type and range; `Rules` also checks the settings together.
+    """
+    if name == "ace":
+        return _enum("ace", value, Ace, "R5.3, R9.1")
+    if name == "going_out":
+        return _enum("going_out", value, GoingOut, "R7")
+    if name not in _INTS:
+        raise ConfigError(f"{name}: not a rule setting; settings are {', '.join(FIELDS)}")
+    low, optional, rule = _INTS[name]
+    _check_int(name, value, low=low, rule=rule, optional=optional)
+    if name == "n_players" and value > 6:
+        raise ConfigError(f"n_players: {value} players given, rummy takes 2 to 6 (R1.1)")
+    return value
+
 
 PRESETS: dict[str, Rules] = {
     "basic": Rules(),
