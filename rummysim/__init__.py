@@ -15,12 +15,14 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
+from rummysim.arrangement import Arrangement, arranger, best_arrangement, min_deadwood
 from rummysim.cards import card_code, parse_card, parse_cards, to_text
-from rummysim.engine import Deal, HandResult, play_hand
+from rummysim.dealing import Deal
+from rummysim.engine import HandResult, play_hand
 from rummysim.errors import CardError, ConfigError, IllegalMoveError, RummysimError, StrategyError
 from rummysim.experiment import Condition, Experiment, load_experiment, parse_experiment
 from rummysim.game import GameResult, play_game
-from rummysim.melds import Arrangement, MeldKind, best_arrangement, is_meld, min_deadwood
+from rummysim.melds import MeldKind, is_meld
 from rummysim.moves import LayOff, Meld, Pile
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.rules import PRESETS, Ace, GoingOut, Rules
@@ -75,6 +77,7 @@ __all__ = [
     "StrategyError",
     "TurnRecord",
     "__version__",
+    "arranger",
     "best_arrangement",
     "card_code",
     "is_meld",

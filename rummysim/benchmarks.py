@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from rummysim.arrangement import arranger, min_deadwood
 from rummysim.engine import play_hand
-from rummysim.melds import arranger, min_deadwood
 from rummysim.rules import Rules
 from rummysim.strategies.greedy import Greedy
 

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 import click
 
 from rummysim import __version__
+from rummysim.arrangement import best_arrangement
 from rummysim.errors import RummysimError
-from rummysim.melds import best_arrangement
 from rummysim.rules import Rules
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -1,50 +1,31 @@
-"""Melds: the table of every legal meld, meld and lay-off tests, and exact best arrangements.
+"""Melds: the table of every legal meld, and the meld and lay-off tests.
 
 A meld is a mask (see `rummysim.cards`). The table of legal melds is built once per ace
 setting: 329 with the ace low (R5.3), 369 with the ace high or low (R9.1; the 13-card
 sequence is the same set of cards either way). A lay-off is legal exactly when the meld
 with the card added is itself a legal meld (R6.1).
 
-The least deadwood of a holding (the points left when its cards are arranged into
-disjoint melds as well as possible) is the hot path of every smart bot. Sequences live in
-one suit's lane and groups take one rank from several lanes, so:
-
-1. the best sequences-only arrangement of every 13-bit lane is precomputed (8,192 entries);
-2. a holding with no rank of three or more cards is the sum of its four lanes' entries;
-3. otherwise every choice of groups is tried over up to three such ranks, and larger
-   holdings go to an exact dynamic programme over ranks (memoised).
-
 >>> len(meld_table(Ace.LOW)), len(meld_table(Ace.HIGH_OR_LOW))
 (329, 369)
->>> min_deadwood("AS 2S 3S 7H 7D 7C KH")
-10
->>> print(best_arrangement("QH KH AH 5C", rules=Rules.preset("ace_high")))
-QH KH AH | deadwood 5C (5)
+>>> from rummysim.cards import parse_cards
+>>> meld_text(parse_cards("AH QH KH"))
+'QH KH AH'
 """
 
 from __future__ import annotations
 
-import itertools
 from functools import cache, lru_cache
-from typing import NamedTuple
 
 from rummysim.cards import (
-    ACE,
     KING,
     LANE,
     N_RANKS,
-    CardsLike,
     card_code,
-    card_points,
     iter_cards,
-    parse_cards,
-    points,
     rank_span,
 )
 from rummysim.compat import StrEnum
-from rummysim.rules import Ace, Rules
-
-_ACE_HIGH_RUN_END = (1 << ACE) | (1 << (KING - 1)) | (1 << KING)  # Q-K-A in one lane
+from rummysim.rules import Ace
 
 
 class MeldKind(StrEnum):
@@ -128,285 +109,3 @@ def meld_text(meld: int) -> str:
     if span & 1 and span >> KING & 1 and not span & 2 and meld_kind(meld) is MeldKind.SEQUENCE:
         cards = cards[1:] + cards[:1]
     return " ".join(card_code(c) for c in cards)
-
-
-class Arrangement(NamedTuple):
-    """A holding split into disjoint melds and the deadwood left over."""
-
-    melds: tuple[int, ...]
-    """The melds, as masks."""
-    deadwood_cards: int
-    """The cards in no meld, as a mask."""
-    deadwood: int
-    """The points of the deadwood cards (R8.2)."""
-
-    def __str__(self) -> str:
-        parts = [meld_text(m) for m in self.melds]
-        left = " ".join(card_code(c) for c in iter_cards(self.deadwood_cards)) or "-"
-        return " | ".join([*parts, f"deadwood {left} ({self.deadwood})"])
-
-
-class Arranger:
-    """Exact least-deadwood arrangements for one ace setting and ace value.
-
-    Get one with `arranger`; `deadwood` and `arrange` take a holding mask of any size.
-    """
-
-    #: Ranks of three or more cards up to which every choice of groups is tried.
-    MAX_ENUMERATED_GROUP_RANKS = 3
-
-    def __init__(self, ace: Ace, ace_value: int) -> None:
-        self.ace = ace
-        self.ace_value = ace_value
-        self._values = [card_points(r, ace_value=ace_value) for r in range(N_RANKS)]
-        self._lane_deadwood, self._lane_choice = self._build_lane_table()
-        self._lane_dead_cards = [self._lane_leftover(lane) for lane in range(1 << N_RANKS)]
-        self._by_ranks = lru_cache(maxsize=1 << 16)(self._arrange_by_ranks)
-
-    def _build_lane_table(self) -> tuple[list[int], list[int]]:
-        """Return the least sequences-only deadwood of every lane and the run that achieves it."""
-        runs_with = [[r for r in lane_runs(self.ace) if r >> bit & 1] for bit in range(N_RANKS)]
-        size = 1 << N_RANKS
-        best, choice = [0] * size, [0] * size
-        for lane in range(1, size):
-            low = lane & -lane
-            bit = low.bit_length() - 1
-            best[lane] = best[lane ^ low] + self._values[bit]
-            for run in runs_with[bit]:
-                if run & lane == run and best[lane ^ run] < best[lane]:
-                    best[lane], choice[lane] = best[lane ^ run], run
-        return best, choice
-
-    def _lane_leftover(self, lane: int) -> int:
-        """Return the cards of a lane left out of its best sequences."""
-        dead = 0
-        while lane:
-            run = self._lane_choice[lane]
-            if not run:
-                run = lane & -lane
-                dead |= run
-            lane ^= run
-        return dead
-
-    def deadwood(self, mask: int) -> int:
-        """Return the least deadwood of a holding mask (R5, R8.2)."""
-        table = self._lane_deadwood
-        c, d, h, s = mask & LANE, mask >> 13 & LANE, mask >> 26 & LANE, mask >> 39
-        group_ranks = (c & d & (h | s)) | (h & s & (c | d))
-        if not group_ranks:
-            return table[c] + table[d] + table[h] + table[s]
-        if not group_ranks & (group_ranks - 1):
-            return self._deadwood_one_group_rank((c, d, h, s), group_ranks)
-        return self._arrange_grouped(mask, group_ranks).deadwood
-
-    def _deadwood_one_group_rank(self, lanes: tuple[int, int, int, int], bit: int) -> int:
-        """Least deadwood when exactly one rank can form a group: none, all, or one of four triples."""
-        table = self._lane_deadwood
-        base = [table[lane] for lane in lanes]
-        kept = sum(base)
-        grouped = sum(table[lane & ~bit] for lane in lanes)
-        if (lanes[0] & lanes[1] & lanes[2] & lanes[3]) & bit:  # four of a rank: a triple leaves one
-            best_triple = min(base[i] - table[lanes[i] & ~bit] for i in range(4))
-            return min(kept, grouped, grouped + best_triple)
-        return min(kept, grouped)
-
-    def arrange(self, mask: int) -> Arrangement:
-        """Return an arrangement of a holding mask with the least deadwood."""
-        c, d, h, s = mask & LANE, mask >> 13 & LANE, mask >> 26 & LANE, mask >> 39
-        group_ranks = (c & d & (h | s)) | (h & s & (c | d))
-        if group_ranks:
-            return self._arrange_grouped(mask, group_ranks)
-        dead = self._lane_dead_cards
-        if dead[c] == c and dead[d] == d and dead[h] == h and dead[s] == s:  # no sequence at all
-            table = self._lane_deadwood
-            return Arrangement((), mask, table[c] + table[d] + table[h] + table[s])
-        return self._with_lanes((c, d, h, s), ())
-
-    def deadwood_cards(self, mask: int) -> int:
-        """Return the cards left out of the melds of a best arrangement (see `arrange`)."""
-        c, d, h, s = mask & LANE, mask >> 13 & LANE, mask >> 26 & LANE, mask >> 39
-        if (c & d & (h | s)) | (h & s & (c | d)):
-            return self.arrange(mask).deadwood_cards
-        dead = self._lane_dead_cards
-        return dead[c] | dead[d] << 13 | dead[h] << 26 | dead[s] << 39
-
-    def _with_lanes(self, lanes: tuple[int, ...], groups: tuple[int, ...]) -> Arrangement:
-        """Complete an arrangement: each lane's best sequences, plus the given groups."""
-        melds = list(groups)
-        dead = 0
-        for suit, lane in enumerate(lanes):
-            while lane:
-                run = self._lane_choice[lane]
-                if run:
-                    melds.append(run << (13 * suit))
-                    lane ^= run
-                else:
-                    low = lane & -lane
-                    dead |= low << (13 * suit)
-                    lane ^= low
-        return Arrangement(tuple(sorted(melds)), dead, points(dead, ace_value=self.ace_value))
-
-    def _arrange_grouped(self, mask: int, group_ranks: int) -> Arrangement:
-        if group_ranks.bit_count() > self.MAX_ENUMERATED_GROUP_RANKS:
-            return self._by_ranks(mask)
-        return self._arrange_enumerated(mask, group_ranks)
-
-    def _arrange_enumerated(self, mask: int, group_ranks: int) -> Arrangement:
-        """Try every choice of groups over the ranks that have three or four cards."""
-        lanes = [mask >> (13 * suit) & LANE for suit in range(4)]
-        options = []
-        for rank in iter_cards(group_ranks):
-            present = [suit for suit in range(4) if lanes[suit] >> rank & 1]
-            groups = [0, sum(1 << 13 * s + rank for s in present)]
-            if len(present) == 4:
-                groups += [groups[1] ^ (1 << (13 * s + rank)) for s in present]
-            options.append(groups)
-        table = self._lane_deadwood
-        best_value: int | None = None
-        best_groups: tuple[int, ...] = ()
-        for combo in itertools.product(*options):
-            taken = sum(combo)
-            rest = mask ^ taken
-            value = table[rest & LANE] + table[rest >> 13 & LANE] + table[rest >> 26 & LANE] + table[rest >> 39]
-            if best_value is None or value < best_value:
-                best_value, best_groups = value, tuple(g for g in combo if g)
-        rest = mask ^ sum(best_groups)
-        return self._with_lanes(tuple(rest >> (13 * suit) & LANE for suit in range(4)), best_groups)
-
-    def _arrange_by_ranks(self, mask: int) -> Arrangement:
-        """Exact arrangement of a holding of any size by dynamic programming over ranks.
-
-        Walk the ranks from ace to king (and a high ace after the king where R9.1
-        allows). The state is each suit's open sequence length, capped at 3; at each
-        rank a present card either extends its suit's sequence or leaves it, and the
-        cards of a rank that leave sequences form a group when there are three or four
-        of them (grouping is free, so it is always taken), else they are deadwood.
-        """
-        lanes = [mask >> (13 * suit) & LANE for suit in range(4)]
-        high_candidates = [suit for suit in range(4) if lanes[suit] & _ACE_HIGH_RUN_END == _ACE_HIGH_RUN_END]
-        if self.ace is not Ace.HIGH_OR_LOW:
-            high_candidates = []
-        best: tuple[int, list[int], list[int]] | None = None
-        for n_high in range(len(high_candidates) + 1):
-            for high in itertools.combinations(high_candidates, n_high):
-                cols = self._columns(lanes, high)
-                cost, run_cols = self._rank_programme(cols)
-                if best is None or cost < best[0]:
-                    best = (cost, cols, run_cols)
-        assert best is not None
-        return self._from_columns(*best)
-
-    def _columns(self, lanes: list[int], high: tuple[int, ...]) -> list[int]:
-        """Return, per position (ranks, then a high ace), the 4-bit set of suits present."""
-        cols = [sum(1 << suit for suit in range(4) if lanes[suit] >> rank & 1) for rank in range(N_RANKS)]
-        high_bits = sum(1 << suit for suit in high)
-        cols[0] &= ~high_bits
-        if self.ace is Ace.HIGH_OR_LOW:
-            cols.append(high_bits)
-        return cols
-
-    def _position_value(self, pos: int) -> int:
-        return self._values[pos % N_RANKS]
-
-    def _rank_programme(self, cols: list[int]) -> tuple[int, list[int]]:
-        """Return the least deadwood over the positions and, per position, the suits in sequences."""
-        # state: 2 bits per suit, the open sequence length capped at 3
-        layers: list[dict[int, tuple[int, int, int]]] = []
-        frontier: dict[int, int] = {0: 0}
-        for pos, present in enumerate(cols):
-            value = self._position_value(pos)
-            nxt: dict[int, tuple[int, int, int]] = {}
-            for state, cost in frontier.items():
-                short = sum(1 << s for s in range(4) if (state >> (2 * s) & 3) in (1, 2))
-                if short & ~present:
-                    continue  # an open sequence of one or two cards must go on
-                free = present & ~short
-                extra = free
-                while True:
-                    in_runs = short | extra
-                    new_state = 0
-                    for s in range(4):
-                        if in_runs >> s & 1:
-                            new_state |= min((state >> (2 * s) & 3) + 1, 3) << (2 * s)
-                    left = (present & ~in_runs).bit_count()
-                    new_cost = cost + (0 if left >= 3 else left * value)
-                    old = nxt.get(new_state)
-                    if old is None or new_cost < old[0]:
-                        nxt[new_state] = (new_cost, state, in_runs)
-                    if not extra:
-                        break
-                    extra = (extra - 1) & free
-            layers.append(nxt)
-            frontier = {st: v[0] for st, v in nxt.items()}
-        closed = [(cost, st) for st, cost in frontier.items() if all((st >> (2 * s) & 3) in (0, 3) for s in range(4))]
-        cost, state = min(closed)
-        run_cols = [0] * len(cols)
-        for pos in range(len(cols) - 1, -1, -1):
-            _, prev, in_runs = layers[pos][state]
-            run_cols[pos] = in_runs
-            state = prev
-        return cost, run_cols
-
-    def _from_columns(self, cost: int, cols: list[int], run_cols: list[int]) -> Arrangement:
-        """Turn the programme's per-position choices into melds and deadwood."""
-        melds, dead = [], 0
-        for pos, present in enumerate(cols):
-            left = present & ~run_cols[pos]
-            rank = pos % N_RANKS
-            cards = sum(1 << (13 * s + rank) for s in range(4) if left >> s & 1)
-            if left.bit_count() >= 3:
-                melds.append(cards)
-            else:
-                dead |= cards
-        for suit in range(4):
-            run = 0
-            for pos in range(len(cols) + 1):
-                if pos < len(cols) and run_cols[pos] >> suit & 1:
-                    run |= 1 << (13 * suit + pos % N_RANKS)
-                elif run:
-                    melds.append(run)
-                    run = 0
-        assert points(dead, ace_value=self.ace_value) == cost
-        return Arrangement(tuple(sorted(melds)), dead, cost)
-
-    def clear_cache(self) -> None:
-        """Forget the memoised large-holding arrangements."""
-        self._by_ranks.cache_clear()
-
-
-@cache
-def _arranger(ace: Ace, ace_value: int) -> Arranger:
-    return Arranger(ace, ace_value)
-
-
-def arranger(rules: Rules | None = None) -> Arranger:
-    """Return the shared `Arranger` for the rules' ace setting and ace value (basic rules by default)."""
-    rules = rules or _BASIC
-    return _arranger(rules.ace, rules.ace_value)
-
-
-_BASIC = Rules()
-
-
-def min_deadwood(cards: CardsLike, *, rules: Rules | None = None) -> int:
-    """Return the least deadwood points of a holding of 1 to 52 cards (R5, R8.2, R9).
-
-    `cards` is a string of codes (``"AS 2S 3S KH"``), an iterable of codes or of card
-    ints. `rules` gives the ace setting and value (basic rummy by default).
-
-    >>> min_deadwood("AS 2S 3S KH")
-    10
-    >>> min_deadwood("QS KS AS", rules=Rules.preset("ace_high"))
-    0
-    """
-    return arranger(rules).deadwood(parse_cards(cards))
-
-
-def best_arrangement(cards: CardsLike, *, rules: Rules | None = None) -> Arrangement:
-    """Return an arrangement of the holding into melds with the least deadwood (R5, R8.2, R9).
-
-    >>> arrangement = best_arrangement("7H 7D 7C 8H 9H")
-    >>> arrangement.deadwood, [meld_text(m) for m in arrangement.melds]
-    (14, ['7H 8H 9H'])
-    """
-    return arranger(rules).arrange(parse_cards(cards))

@@ -16,7 +16,8 @@ import pytest
 from conftest import Scripted
 
 from rummysim.cards import FULL_DECK, parse_card, parse_cards, points, to_text
-from rummysim.engine import Deal, deal, play_hand
+from rummysim.dealing import Deal, deal
+from rummysim.engine import play_hand
 from rummysim.errors import IllegalMoveError, StrategyError
 from rummysim.melds import MeldKind
 from rummysim.moves import (

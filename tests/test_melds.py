@@ -9,13 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rummysim.arrangement import Arrangement, arranger, best_arrangement, min_deadwood
 from rummysim.cards import CODES, FULL_DECK, LANE, card_points, parse_card, parse_cards, points
 from rummysim.errors import CardError
 from rummysim.melds import (
-    Arrangement,
     MeldKind,
-    arranger,
-    best_arrangement,
     can_lay_off,
     is_meld,
     lane_runs,
@@ -24,7 +22,6 @@ from rummysim.melds import (
     meld_set,
     meld_table,
     meld_text,
-    min_deadwood,
 )
 from rummysim.rules import Ace, Rules
 

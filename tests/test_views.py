@@ -9,7 +9,8 @@ import pytest
 from conftest import Scripted
 
 from rummysim.cards import parse_card, parse_cards
-from rummysim.engine import Deal, play_hand
+from rummysim.dealing import Deal
+from rummysim.engine import play_hand
 from rummysim.moves import Drew, Pile
 from rummysim.rules import Rules
 from rummysim.strategies.base import PlayerView

@@ -11,8 +11,8 @@ deadwood card (the highest card breaks a tie), never the card just taken (R4.5).
 
 from __future__ import annotations
 
+from rummysim.arrangement import Arranger, arranger
 from rummysim.cards import card_points, highest_card, iter_cards
-from rummysim.melds import Arranger, arranger
 from rummysim.moves import Meld, Pile, Play
 from rummysim.rules import Rules
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
