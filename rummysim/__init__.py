@@ -12,7 +12,6 @@ True
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 from rummysim.arrangement import Arrangement, arranger, best_arrangement, min_deadwood
@@ -27,6 +26,7 @@ from rummysim.moves import LayOff, Meld, Pile
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.rules import PRESETS, Ace, GoingOut, Rules
 from rummysim.strategies import REGISTRY, PlayerView, Strategy, make_strategy, register
+from rummysim.version import __version__
 
 if TYPE_CHECKING:
     from rummysim.runner import run_experiment
@@ -43,11 +43,6 @@ def __getattr__(name: str) -> object:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'rummysim' has no attribute {name!r}")
 
-
-try:
-    __version__ = version("rummysim")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
 
 __all__ = [
     "PRESETS",

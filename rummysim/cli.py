@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 
 import click
 
-from rummysim import __version__
 from rummysim.arrangement import best_arrangement
 from rummysim.errors import RummysimError
 from rummysim.rules import Rules
+from rummysim.version import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
 

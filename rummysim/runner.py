@@ -40,6 +40,7 @@ from rummysim.tables import (
     to_arrow,
     write_chunk,
 )
+from rummysim.version import __version__
 
 DEFAULT_CHUNK_GAMES = 100
 STATE = "run.json"
@@ -291,7 +292,7 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     kinds = ["hands", "games"] + (["turns"] if trace and all((c / "turns.parquet").exists() for c in chunks) else [])
     rows = merge_chunks(chunks, folder, kinds)
     manifest = {
-        "rummysim_version": _version(),
+        "rummysim_version": __version__,
         "git_commit": _git_commit(),
         "experiment": experiment.to_dict(),
         "fingerprint": experiment.fingerprint(),
@@ -323,9 +324,3 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     os.replace(tmp, folder / MANIFEST)
     shutil.rmtree(chunk_dir)
     return load_results(folder)
-
-
-def _version() -> str:
-    from rummysim import __version__
-
-    return __version__
