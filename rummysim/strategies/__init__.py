@@ -93,10 +93,8 @@ def check_strategy(spec: str | Mapping[str, Any]) -> tuple[type[Strategy], dict[
     valid = strategy_params(cls)
     for key in params:
         if key not in valid:
-            listed = ", ".join(valid) or "none"
-            raise ConfigError(
-                f"strategy {name!r} has no parameter {key!r}{_nearest(key, list(valid))}; its parameters are {listed}"
-            )
+            listed = f"its parameters are {', '.join(valid)}" if valid else "it takes no parameters"
+            raise ConfigError(f"strategy {name!r} has no parameter {key!r}{_nearest(key, list(valid))}; {listed}")
     return cls, params
 
 
