@@ -139,6 +139,26 @@ def validate(experiment_file: str) -> None:
 
 
 @main.command()
+def strategies() -> None:
+    """List every available strategy with its description and parameters.
+
+    Built-in strategies, those of installed plug-ins (entry point group
+    rummysim.strategies), and any registered in this process.
+
+    \b
+    Example:
+      rummysim strategies
+    """
+    from rummysim.strategies import available_strategies, strategy_params
+
+    for name, cls in available_strategies().items():
+        click.echo(f"{name:<14} {cls.description or (cls.__doc__ or '').strip().splitlines()[0]}")
+        params = strategy_params(cls)
+        if params:
+            click.echo(f"{'':<14} parameters: {', '.join(f'{k}={v!r}' for k, v in params.items())}")
+
+
+@main.command()
 @click.argument("cards")
 @click.option(
     "--ace",

@@ -168,12 +168,24 @@ def _players(value: Any, path: str, where: str) -> tuple[dict[str, Any], ...]:
         raise ConfigError(f"{where}: {path}: {count} given, rummy takes 2 to 6 (R1.1)")
     specs = []
     for seat, spec in enumerate(value):
+        spec = {"strategy": spec} if isinstance(spec, str) else spec
+        if isinstance(spec, Mapping) and isinstance(spec.get("strategy"), str):
+            spec = {**spec, "strategy": _relative_to(spec["strategy"], where)}
         try:
             check_strategy(spec)
         except ConfigError as error:
             raise ConfigError(f"{where}: {path}[{seat}]: {error}") from None
-        specs.append({"strategy": spec} if isinstance(spec, str) else dict(spec))
+        specs.append(dict(spec))
     return tuple(specs)
+
+
+def _relative_to(name: str, where: str) -> str:
+    """Make a ``file.py:Class`` strategy path relative to the experiment file absolute."""
+    target, colon, attr = name.rpartition(":")
+    if not colon or not (target.endswith(".py") or "/" in target) or Path(target).is_absolute():
+        return name
+    base = Path(where).parent if Path(where).is_file() else Path.cwd()
+    return f"{(base / target).resolve()}:{attr}"
 
 
 def _settings(values: Mapping[str, Any], path: str, where: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ BASE: dict[str, Any] = {
 }
 """The smallest valid experiment: the required keys only."""
 
-STRATEGIES = ", ".join(sorted(REGISTRY))
+STRATEGIES = ", ".join(sorted(REGISTRY)) + ", or a path such as my_bots.py:MyBot"
 
 EXAMPLE = """\
 # Does letting the ace stand high change who wins? (R9)

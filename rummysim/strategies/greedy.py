@@ -7,6 +7,9 @@ that fits, chains included. Where going out by a play is forbidden (R7.2) hold b
 highest card whose absence leaves the rest playable, and discard it to go out; never
 leave only a card just taken from the discard pile (R4.7). Discard the highest-value
 deadwood card (the highest card breaks a tie), never the card just taken (R4.5).
+
+The policy is written as pure functions over masks (`takes_discard`, `plan_plays`,
+`choose_discard`) so that searching bots can play it out fast without views.
 """
 
 from __future__ import annotations
@@ -19,6 +22,50 @@ from rummysim.strategies.base import PlayerView, Strategy, TableMeld
 from rummysim.strategies.tactics import fitting_cards, lay_off_all, leaves_legal_holding
 
 
+def takes_discard(holding: int, top: int, *, fits: int, arr: Arranger) -> bool:
+    """Return True if greedy takes `top`: it lays off (`fits`) or lowers the least deadwood."""
+    return bool(fits >> top & 1) or arr.deadwood(holding | 1 << top) < arr.deadwood(holding)
+
+
+def _melds_and_lay_offs(holding: int, table: list[int], fits: int, arr: Arranger) -> tuple[list[Play], int]:
+    best = arr.arrange(holding)
+    if not best.melds and not fits & holding:
+        return [], holding
+    extended = table + list(best.melds)
+    lay_offs, left = lay_off_all(best.deadwood_cards, extended, arr.ace)
+    return [*(Meld(m) for m in best.melds), *lay_offs], left
+
+
+def plan_plays(
+    holding: int, table: list[int], *, fits: int, rules: Rules, taken: int | None, arr: Arranger
+) -> tuple[list[Play], int]:
+    """Return greedy's plays for a holding and the holding they leave (R4.7, R5, R6, R7.2)."""
+    plays, left = _melds_and_lay_offs(holding, table, fits, arr)
+    if not left and plays and not leaves_legal_holding(0, n_played=1, rules=rules, taken=taken):
+        ace_value = rules.ace_value
+        for card in sorted(iter_cards(holding), key=lambda c: (-card_points(c, ace_value=ace_value), -c)):
+            if card != taken:
+                held_plays, held_left = _melds_and_lay_offs(holding ^ 1 << card, table, fits, arr)
+                if not held_left:
+                    return held_plays, 1 << card
+    while plays and not leaves_legal_holding(left, n_played=len(plays), rules=rules, taken=taken):
+        dropped = plays.pop()
+        left |= dropped.cards if isinstance(dropped, Meld) else 1 << dropped.card
+    return plays, left
+
+
+def choose_discard(holding: int, *, taken: int | None, rules: Rules, arr: Arranger) -> int:
+    """Return greedy's discard: the highest deadwood card other than `taken` (R4.3, R4.5)."""
+    allowed = holding & ~(1 << taken) if taken is not None else holding
+    dead = arr.deadwood_cards(holding) & allowed
+    if dead:
+        return highest_card(dead, ace_value=rules.ace_value)
+    deadwood = arr.deadwood
+    return min(
+        iter_cards(allowed), key=lambda c: (deadwood(holding ^ 1 << c), -card_points(c, ace_value=rules.ace_value), -c)
+    )
+
+
 class Greedy(Strategy):
     """Meld at once, lay off what fits, discard the highest deadwood."""
 
@@ -27,14 +74,13 @@ class Greedy(Strategy):
 
     _rules: Rules | None = None
     _arranger: Arranger
+    _fits_table: tuple[TableMeld, ...] | None = None
+    _fits: int = 0
 
     def _arrange(self, rules: Rules) -> Arranger:
         if rules is not self._rules:
             self._rules, self._arranger = rules, arranger(rules)
         return self._arranger
-
-    _fits_table: tuple[TableMeld, ...] | None = None
-    _fits: int = 0
 
     def _fitting(self, view: PlayerView) -> int:
         """Return the cards that lay off on the table, recomputed only when the table changes."""
@@ -44,48 +90,18 @@ class Greedy(Strategy):
 
     def draw(self, view: PlayerView) -> Pile:
         top = view.top_discard
-        if top is None:
-            return Pile.STOCK
-        if self._fitting(view) >> top & 1:
-            return Pile.DISCARD
-        deadwood = self._arrange(view.rules).deadwood
-        if deadwood(view.holding | 1 << top) < deadwood(view.holding):
+        if top is not None and takes_discard(
+            view.holding, top, fits=self._fitting(view), arr=self._arrange(view.rules)
+        ):
             return Pile.DISCARD
         return Pile.STOCK
 
-    def _plan(self, view: PlayerView, holding: int) -> tuple[list[Play], int]:
-        """Meld the best arrangement, then lay off all that fits; return the plays and what is left."""
-        best = self._arrange(view.rules).arrange(holding)
-        if not best.melds and not self._fitting(view) & holding:
-            return [], holding
-        table = view.table_masks + list(best.melds)
-        plays: list[Play] = [Meld(m) for m in best.melds]
-        lay_offs, left = lay_off_all(best.deadwood_cards, table, view.rules.ace)
-        return plays + lay_offs, left
-
     def play(self, view: PlayerView) -> list[Play]:
-        plays, left = self._plan(view, view.holding)
-        if not left and plays and not leaves_legal_holding(0, n_played=1, rules=view.rules, taken=view.taken):
-            ace_value = view.rules.ace_value
-            for card in sorted(iter_cards(view.holding), key=lambda c: (-card_points(c, ace_value=ace_value), -c)):
-                if card == view.taken:
-                    continue
-                held_plays, held_left = self._plan(view, view.holding ^ 1 << card)
-                if not held_left:
-                    return held_plays
-        while plays and not leaves_legal_holding(left, n_played=len(plays), rules=view.rules, taken=view.taken):
-            dropped = plays.pop()
-            left |= dropped.cards if isinstance(dropped, Meld) else 1 << dropped.card
+        plays, _ = plan_plays(
+            view.holding, view.table_masks, fits=self._fitting(view), rules=view.rules, taken=view.taken,
+            arr=self._arrange(view.rules),
+        )  # fmt: skip
         return plays
 
     def discard(self, view: PlayerView) -> int:
-        rules = view.rules
-        allowed = view.holding & ~(1 << view.taken) if view.taken is not None else view.holding
-        dead = self._arrange(rules).deadwood_cards(view.holding) & allowed
-        if dead:
-            return highest_card(dead, ace_value=rules.ace_value)
-        deadwood = self._arrange(rules).deadwood
-        return min(
-            iter_cards(allowed),
-            key=lambda c: (deadwood(view.holding ^ 1 << c), -card_points(c, ace_value=rules.ace_value), -c),
-        )
+        return choose_discard(view.holding, taken=view.taken, rules=view.rules, arr=self._arrange(view.rules))

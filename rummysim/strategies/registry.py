@@ -1,0 +1,190 @@
+"""The registry: strategies by name, plug-ins by entry point or path, and building bots from specs.
+
+A strategy is named in an experiment file in one of three ways:
+
+- its registered name (``greedy``), including names registered with `register`;
+- an entry point in the group ``rummysim.strategies`` of any installed package
+  (``[project.entry-points."rummysim.strategies"] mybot = "mypkg.bots:MyBot"``);
+- a path: ``path/to/file.py:ClassName`` or ``package.module:ClassName``.
+
+With parameters: ``{strategy: montecarlo, samples: 64}``. An unknown name or parameter is
+a `ConfigError` that lists the valid ones.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Mapping, Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+from rummysim.errors import ConfigError
+from rummysim.seeding import strategy_rng
+from rummysim.strategies.base import Strategy
+
+ENTRY_POINT_GROUP = "rummysim.strategies"
+
+REGISTRY: dict[str, type[Strategy]] = {}
+"""Every strategy registered by name (the built-ins and any `register`-ed)."""
+
+Spec = str | Mapping[str, Any]
+
+
+def register(cls: type[Strategy]) -> type[Strategy]:
+    """Add a strategy class to the registry under its `name` (usable as a decorator)."""
+    if not getattr(cls, "name", ""):
+        raise ConfigError(f"strategy {cls.__qualname__} has no name; give it a class attribute `name`")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def _plugins() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _nearest(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_class(obj: Any, where: str) -> type[Strategy]:
+    if not inspect.isclass(obj) or not all(callable(getattr(obj, m, None)) for m in ("draw", "play", "discard")):
+        raise ConfigError(f"strategy {where}: is not a class with draw, play and discard methods")
+    return cast("type[Strategy]", obj)
+
+
+def _load_path(spec: str) -> type[Strategy]:
+    """Load ``file.py:Class`` or ``package.module:Class``."""
+    target, _, attr = spec.rpartition(":")
+    if not target or not attr:
+        raise ConfigError(f"strategy {spec!r}: a path is 'path/to/file.py:ClassName' or 'package.module:ClassName'")
+    if target.endswith(".py") or "/" in target or "\\" in target:
+        path = Path(target)
+        if not path.is_file():
+            raise ConfigError(f"strategy {spec!r}: no file {target}")
+        name = "rummysim_plugin_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+        module = sys.modules.get(name)
+        if module is None:
+            module_spec = importlib.util.spec_from_file_location(name, path)
+            if module_spec is None or module_spec.loader is None:
+                raise ConfigError(f"strategy {spec!r}: {target} is not a Python file")
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[name] = module
+            try:
+                module_spec.loader.exec_module(module)
+            except Exception:
+                del sys.modules[name]
+                raise
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ImportError as error:
+            raise ConfigError(f"strategy {spec!r}: cannot import {target} ({error})") from None
+    if not hasattr(module, attr):
+        raise ConfigError(f"strategy {spec!r}: {target} has no {attr}")
+    return _check_class(getattr(module, attr), repr(spec))
+
+
+def strategy_class(name: str) -> type[Strategy]:
+    """Return the strategy class for a name, entry point or ``file.py:Class`` / ``module:Class`` path."""
+    if not isinstance(name, str):
+        raise ConfigError(f"strategy {name!r} is not a name")
+    if name in REGISTRY:
+        return REGISTRY[name]
+    if ":" in name:
+        return _load_path(name)
+    plugins = _plugins()
+    if name in plugins:
+        return _check_class(plugins[name].load(), f"{name!r} (entry point {plugins[name].value})")
+    known = sorted({*REGISTRY, *plugins})
+    raise ConfigError(
+        f"strategy {name!r} is unknown{_nearest(name, known)}; strategies are {', '.join(known)}, "
+        "or a path such as my_bots.py:MyBot"
+    )
+
+
+def available_strategies() -> dict[str, type[Strategy]]:
+    """Return every strategy by name: the registered ones and the installed plug-ins."""
+    found = dict(REGISTRY)
+    for name, entry in _plugins().items():
+        if name not in found:
+            try:
+                found[name] = _check_class(entry.load(), name)
+            except Exception:  # a broken plug-in must not hide the others
+                continue
+    return dict(sorted(found.items()))
+
+
+def strategy_params(cls: type[Strategy]) -> dict[str, Any]:
+    """Return a strategy's parameters and their defaults (its keyword arguments but `rng`)."""
+    signature = inspect.signature(cls.__init__)
+    return {
+        name: p.default
+        for name, p in signature.parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and name != "rng"
+    }
+
+
+def _split(spec: Spec) -> tuple[str, dict[str, Any]]:
+    if isinstance(spec, str):
+        return spec, {}
+    if isinstance(spec, Mapping):
+        params = dict(spec)
+        if "strategy" not in params:
+            raise ConfigError(f"player {dict(spec)!r} has no 'strategy' key naming the bot")
+        return str(params.pop("strategy")), params
+    raise ConfigError(f"player {spec!r} is neither a strategy name nor a mapping with a 'strategy' key")
+
+
+def check_strategy(spec: Spec) -> tuple[type[Strategy], dict[str, Any]]:
+    """Return the class and parameters of a spec, raising `ConfigError` if either is unknown."""
+    name, params = _split(spec)
+    cls = strategy_class(name)
+    valid = strategy_params(cls)
+    for key in params:
+        if key not in valid:
+            listed = f"its parameters are {', '.join(valid)}" if valid else "it takes no parameters"
+            raise ConfigError(f"strategy {name!r} has no parameter {key!r}{_nearest(key, list(valid))}; {listed}")
+    return cls, params
+
+
+def make_strategy(spec: Spec, *, rng: np.random.Generator) -> Strategy:
+    """Return a new bot from a spec (``"greedy"`` or ``{"strategy": NAME, PARAM: VALUE}``)."""
+    cls, params = check_strategy(spec)
+    try:
+        return cls(rng=rng, **params)
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"strategy {strategy_label(spec)}: {error}") from None
+
+
+def strategy_label(spec: Spec) -> str:
+    """Return the label of a spec in tables: its name, with any parameters in brackets."""
+    name, params = _split(spec)
+    if not params:
+        return name
+    return f"{name}({', '.join(f'{k}={v}' for k, v in sorted(params.items()))})"
+
+
+def make_lineup(players: Sequence[Strategy | Spec], *, seed: int, game: int) -> tuple[list[Strategy], list[str]]:
+    """Return bots and their labels for a lineup of strategies or specs.
+
+    A spec is built with the stream of (`seed`, `game`, seat) (see `rummysim.seeding`);
+    a strategy object is used as it is.
+    """
+    bots, names = [], []
+    for seat, player in enumerate(players):
+        if isinstance(player, (str, Mapping)):
+            bots.append(make_strategy(player, rng=strategy_rng(seed, game, seat)))
+            names.append(strategy_label(player))
+        else:
+            bots.append(player)
+            names.append(getattr(player, "name", "") or type(player).__name__)
+    return bots, names
