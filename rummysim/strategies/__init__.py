@@ -9,6 +9,7 @@ docs/strategies.md to write your own.
 from __future__ import annotations
 
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
+from rummysim.strategies.cautious import Cautious
 from rummysim.strategies.greedy import Greedy
 from rummysim.strategies.registry import (
     ENTRY_POINT_GROUP,
@@ -22,9 +23,10 @@ from rummysim.strategies.registry import (
     strategy_label,
     strategy_params,
 )
+from rummysim.strategies.rummy_hunter import RummyHunter
 from rummysim.strategies.uniform import Uniform
 
-for _cls in (Uniform, Greedy):
+for _cls in (Uniform, Greedy, RummyHunter, Cautious):
     register(_cls)
 
 __all__ = [

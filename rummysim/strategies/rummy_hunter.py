@@ -1,0 +1,55 @@
+"""rummy_hunter: hold melds back to go rummy in one turn when the rules pay for it.
+
+Policy: draw like greedy. While the rules pay a rummy multiplier above 1 (R8.3), it has
+not melded this hand, fewer than `patience` of its own turns have passed and no
+opponent holds `danger` cards or fewer, it plays nothing unless it can play out its
+whole holding this turn (melds and lay-offs, then at most one discard): that is going
+rummy. Otherwise it plays and discards like greedy. It discards like greedy throughout,
+which keeps the cards that belong to its hidden melds.
+
+It is the instrument for "what is going rummy worth?": with the bonus it should beat
+greedy, without it (multiplier 1) it waits for nothing and should lose.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummysim.moves import Play
+from rummysim.strategies.base import PlayerView
+from rummysim.strategies.greedy import Greedy, plan_plays
+
+
+class RummyHunter(Greedy):
+    """Greedy that hides its melds to go rummy while the bonus is worth the wait."""
+
+    name = "rummy_hunter"
+    description = "holds melds back to go rummy in one turn while the rules pay a multiplier"
+
+    def __init__(self, *, rng: np.random.Generator | None = None, patience: int = 6, danger: int = 2) -> None:
+        super().__init__(rng=rng)
+        if patience < 0 or danger < 0:
+            raise ValueError("patience and danger are whole numbers of at least 0")
+        self.patience = patience
+        self.danger = danger
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {"patience": self.patience, "danger": self.danger}
+
+    def _hunting(self, view: PlayerView) -> bool:
+        """Return True while waiting to go rummy is worth it."""
+        if view.rules.rummy_multiplier <= 1 or view.has_melded[view.seat]:
+            return False
+        own_turns = view.turn // view.n_players
+        others = [size for seat, size in enumerate(view.holding_sizes) if seat != view.seat]
+        return own_turns < self.patience and min(others) > self.danger
+
+    def play(self, view: PlayerView) -> list[Play]:
+        plays, left = plan_plays(
+            view.holding, view.table_masks, fits=self._fitting(view), rules=view.rules, taken=view.taken,
+            arr=self._arrange(view.rules),
+        )  # fmt: skip
+        if self._hunting(view) and left.bit_count() > 1:
+            return []  # not out this turn: keep the melds hidden
+        return plays
