@@ -39,6 +39,7 @@ from rummysim.rules import Rules
 from rummysim.seeding import hand_rng
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld, observes
+from rummysim.timing import TooSlow, timed
 
 
 class HandResult(NamedTuple):
@@ -78,6 +79,7 @@ class _Hand:
         hand: int,
         trace: bool,
         audit: bool,
+        time_limit: float | None,
     ) -> None:
         self.strategies = strategies
         self.rules = rules
@@ -109,6 +111,7 @@ class _Hand:
         self.taken: int | None = None
         self.trace: list[TurnRecord] | None = [] if trace else None
         self.audit = audit
+        self.time_limit = time_limit
 
     # -- views and events --------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
@@ -154,7 +157,16 @@ class _Hand:
     # -- asking strategies ---------------------------------------------------------
     def ask(self, seat: int, decision: str, view: PlayerView) -> Any:
         try:
-            return self.decisions[seat][decision](view)
+            if self.time_limit is None:
+                return self.decisions[seat][decision](view)
+            return timed(self.decisions[seat][decision], view, self.time_limit)[0]
+        except TooSlow:
+            raise StrategyError(
+                f"seat {seat} ({self.names[seat]}) took longer than the time limit of {self.time_limit} s "
+                f"per decision in {decision}; {self.context}",
+                seat=seat,
+                strategy=self.names[seat],
+            ) from None
         except Exception as exc:
             raise self._crash(seat, decision, exc) from exc
 
@@ -296,6 +308,7 @@ def play_hand(
     names: Sequence[str] | None = None,
     trace: bool = False,
     audit: bool = False,
+    time_limit: float | None = None,
 ) -> HandResult:
     """Play one hand to its end (R3-R10) and score it (R8).
 
@@ -307,6 +320,7 @@ def play_hand(
     that any failure replays. `start` stacks the deal instead. `names` label the
     strategies in records and errors. `trace` keeps a `TurnRecord` per turn; `audit`
     checks after every event that each of the 52 cards is in exactly one place.
+    `time_limit` (seconds) stops a bot whose decision takes longer, with a `StrategyError`.
     """
     n = rules.n_players
     if len(players) != n:
@@ -325,7 +339,8 @@ def play_hand(
     score_tuple = tuple(scores) if scores is not None else (0,) * n
     state = _Hand(
         strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, rng=rng,
-        context=f"reproduce with seed={seed} game={game} hand={hand}", game=game, hand=hand, trace=trace, audit=audit,
+        context=f"reproduce with seed={seed} game={game} hand={hand}", game=game, hand=hand, trace=trace,
+        audit=audit, time_limit=time_limit,
     )  # fmt: skip
     state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
     seat = (dealer + 1) % n

@@ -25,7 +25,7 @@ from rummysim.errors import ConfigError
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
 
-KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid")
+KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit")
 REQUIRED = ("name", "question", "seed", "games", "players")
 CONDITION_KEYS = ("rules", "players", "description")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
@@ -65,6 +65,8 @@ class Experiment:
     description: str = ""
     source: str = ""
     """The file it came from, if any."""
+    time_limit: float | None = None
+    """Seconds a bot may take per decision; over it the run stops with an error. Never changes results."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the resolved experiment (every default filled in), as plain values."""
@@ -74,14 +76,15 @@ class Experiment:
             "description": self.description,
             "seed": self.seed,
             "games": self.games,
+            "time_limit": self.time_limit,
             "conditions": [c.to_dict() for c in self.conditions],
         }
 
     def fingerprint(self) -> str:
         """Return a hash of everything that changes the results (not the question or descriptions)."""
         data = self.to_dict()
-        data.pop("question")
-        data.pop("description")
+        for text in ("question", "description", "time_limit"):
+            data.pop(text)
         for condition in data["conditions"]:
             condition.pop("description")
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
@@ -186,6 +189,14 @@ def _relative_to(name: str, where: str) -> str:
         return name
     base = Path(where).parent if Path(where).is_file() else Path.cwd()
     return f"{(base / target).resolve()}:{attr}"
+
+
+def _time_limit(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"{where}: time_limit: {value!r} is not a positive number of seconds per decision")
+    return float(value)
 
 
 def _settings(values: Mapping[str, Any], path: str, where: str) -> dict[str, Any]:
@@ -301,6 +312,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         games=games,
         conditions=conditions,
         description=_text(data.get("description"), "description", where),
+        time_limit=_time_limit(data.get("time_limit"), where),
         source=source,
     )
 

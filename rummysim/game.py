@@ -49,13 +49,14 @@ def play_game(
     names: Sequence[str] | None = None,
     trace: bool = False,
     audit: bool = False,
+    time_limit: float | None = None,
 ) -> GameResult:
     """Play one game to its end (R11) and return its records.
 
     `players` are strategies or specs (``"greedy"``, ``{"strategy": "uniform"}``); a spec
     is built with the stream of (`seed`, `game`, seat). Every deal and shuffle comes from
     (`seed`, `game`, hand) (see `rummysim.seeding`). `rules` defaults to basic rummy
-    for the number of players. `trace` and `audit` are passed to `play_hand`.
+    for the number of players. `trace`, `audit` and `time_limit` are passed to `play_hand`.
     """
     if rules is None:
         rules = Rules(n_players=len(players))
@@ -73,7 +74,7 @@ def play_game(
     while True:
         result = play_hand(
             bots, rules=rules, dealer=dealer, scores=scores, seed=seed, game=game, hand=hand,
-            names=labels, trace=trace, audit=audit,
+            names=labels, trace=trace, audit=audit, time_limit=time_limit,
         )  # fmt: skip
         hands.extend(result.records)
         turns.extend(result.turns)

@@ -57,6 +57,7 @@ class Chunk(NamedTuple):
     start: int
     stop: int
     trace: bool
+    time_limit: float | None = None
 
     @property
     def id(self) -> str:
@@ -77,7 +78,12 @@ def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
     condition = chunk.condition
     for game in range(chunk.start, chunk.stop):
         result = play_game(
-            rotated(condition.players, game), rules=condition.rules, seed=chunk.seed, game=game, trace=chunk.trace
+            rotated(condition.players, game),
+            rules=condition.rules,
+            seed=chunk.seed,
+            game=game,
+            trace=chunk.trace,
+            time_limit=chunk.time_limit,
         )
         hands.extend(result.hands)
         games.extend(result.games)
@@ -106,7 +112,7 @@ def plan(experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str
         for gap_start, gap_stop in gaps:
             for start in range(gap_start, gap_stop, chunk_games):
                 stop = min(start + chunk_games, gap_stop)
-                chunks.append(Chunk(index, condition, experiment.seed, start, stop, trace))
+                chunks.append(Chunk(index, condition, experiment.seed, start, stop, trace, experiment.time_limit))
     return chunks
 
 

@@ -224,7 +224,8 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
     experiment = load(tmp_path, EXAMPLE)
     data = experiment.to_dict()
     assert json.loads(json.dumps(data)) == data  # plain values only
-    assert set(data) == {"name", "question", "description", "seed", "games", "conditions"}
+    assert set(data) == {"name", "question", "description", "seed", "games", "time_limit", "conditions"}
+    assert data["time_limit"] is None
     assert (data["name"], data["seed"], data["games"]) == ("acehigh", 2026, 200)
     basic, ace_high = data["conditions"]
     assert set(basic) == {"name", "description", "rules", "players"}

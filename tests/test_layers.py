@@ -16,6 +16,7 @@ LAYERS = {
     "cards": 0,
     "seeding": 0,
     "version": 0,
+    "timing": 0,
     "rules": 1,
     "melds": 1,
     "arrangement": 1,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
 from rummysim.strategies.cautious import Cautious
 from rummysim.strategies.greedy import Greedy
+from rummysim.strategies.montecarlo import MonteCarlo
 from rummysim.strategies.registry import (
     ENTRY_POINT_GROUP,
     REGISTRY,
@@ -26,7 +27,7 @@ from rummysim.strategies.registry import (
 from rummysim.strategies.rummy_hunter import RummyHunter
 from rummysim.strategies.uniform import Uniform
 
-for _cls in (Uniform, Greedy, RummyHunter, Cautious):
+for _cls in (Uniform, Greedy, RummyHunter, Cautious, MonteCarlo):
     register(_cls)
 
 __all__ = [

@@ -112,19 +112,18 @@ class Cautious(Greedy):
                 count += 1
         return count
 
+    def keep_score(self, card: int, view: PlayerView, unseen: int) -> float:
+        """Return how much discarding `card` is worth: its points less its hope and its danger."""
+        value = card_points(card, ace_value=view.rules.ace_value)
+        return value - self.hope * self.potential(card, view, unseen) - self.caution * self.danger(card, view)
+
     def discard(self, view: PlayerView) -> int:
         rules = view.rules
         allowed = view.holding & ~(1 << view.taken) if view.taken is not None else view.holding
         dead = self._arrange(rules).deadwood_cards(view.holding) & allowed
         if not dead:
             return super().discard(view)
-        ace_value = rules.ace_value
         unseen = FULL_DECK & ~view.holding & ~self.seen & ~sum(1 << c for c in view.discard_pile)
         for known in self.taken:
             unseen &= ~known
-
-        def keep_score(card: int) -> float:
-            value = card_points(card, ace_value=ace_value)
-            return value - self.hope * self.potential(card, view, unseen) - self.caution * self.danger(card, view)
-
-        return max(iter_cards(dead), key=lambda c: (keep_score(c), c))
+        return max(iter_cards(dead), key=lambda c: (self.keep_score(c, view, unseen), c))

@@ -1,14 +1,15 @@
 """rummy_hunter: hold melds back to go rummy in one turn when the rules pay for it.
 
-Policy: draw like greedy. While the rules pay a rummy multiplier above 1 (R8.3), it has
-not melded this hand, fewer than `patience` of its own turns have passed and no
-opponent holds `danger` cards or fewer, it plays nothing unless it can play out its
-whole holding this turn (melds and lay-offs, then at most one discard): that is going
-rummy. Otherwise it plays and discards like greedy. It discards like greedy throughout,
-which keeps the cards that belong to its hidden melds.
+Policy: draw like greedy. While it has not melded this hand, fewer than `patience` of
+its own turns have passed and no opponent holds `danger` cards or fewer, it plays
+nothing unless it can play out its whole holding this turn (melds and lay-offs, then at
+most one discard): that is going rummy, worth `rummy_multiplier` times the points
+(R8.3). Otherwise it plays and discards like greedy. It discards like greedy throughout,
+which keeps the cards of its hidden melds.
 
-It is the instrument for "what is going rummy worth?": with the bonus it should beat
-greedy, without it (multiplier 1) it waits for nothing and should lose.
+It hunts whatever the multiplier, so it is the instrument for "what is going rummy
+worth?": with the bonus it should beat greedy, without it (multiplier 1) the wait buys
+nothing and it should lose.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class RummyHunter(Greedy):
     """Greedy that hides its melds to go rummy while the bonus is worth the wait."""
 
     name = "rummy_hunter"
-    description = "holds melds back to go rummy in one turn while the rules pay a multiplier"
+    description = "holds its melds back to go rummy in one turn, then plays like greedy"
 
     def __init__(self, *, rng: np.random.Generator | None = None, patience: int = 6, danger: int = 2) -> None:
         super().__init__(rng=rng)
@@ -39,7 +40,7 @@ class RummyHunter(Greedy):
 
     def _hunting(self, view: PlayerView) -> bool:
         """Return True while waiting to go rummy is worth it."""
-        if view.rules.rummy_multiplier <= 1 or view.has_melded[view.seat]:
+        if view.has_melded[view.seat]:
             return False
         own_turns = view.turn // view.n_players
         others = [size for seat, size in enumerate(view.holding_sizes) if seat != view.seat]

@@ -1,0 +1,115 @@
+"""Fast playouts for searching bots: a hand played on to its end by the greedy policy.
+
+A playout works on plain masks and lists, with no views and no checks beyond what the
+greedy policy itself respects (R4.5, R4.7, R7.2), so a search can afford many of them.
+It is a model of the rest of the hand, not the engine: bots use it on a determinized
+copy of what they know, never on the real game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rummysim.arrangement import Arranger
+from rummysim.cards import points
+from rummysim.moves import Meld
+from rummysim.rules import Rules
+from rummysim.strategies.greedy import choose_discard, plan_plays, takes_discard
+from rummysim.strategies.tactics import fitting_cards
+
+
+@dataclass
+class Position:
+    """A determinized position: every holding, the stock (top last) and the rest."""
+
+    holdings: list[int]
+    stock: list[int]
+    discard_pile: list[int]
+    table: list[int]
+    has_melded: list[bool]
+    n_rebuilds: int = 0
+
+    def copy(self) -> Position:
+        return Position(
+            list(self.holdings), list(self.stock), list(self.discard_pile), list(self.table),
+            list(self.has_melded), self.n_rebuilds,
+        )  # fmt: skip
+
+
+def score(position: Position, winner: int, me: int, rummy: bool, rules: Rules) -> float:
+    """Return my reward when `winner` goes out: +points if I win, -points if another does (R8)."""
+    left = sum(points(h, ace_value=rules.ace_value) for h in position.holdings)
+    won = left * (rules.rummy_multiplier if rummy else 1)
+    return float(won if winner == me else -won)
+
+
+def _cut_off(position: Position, me: int, rules: Rules) -> float:
+    """Return the reward of a playout stopped early: how far ahead I am in points held."""
+    mine = points(position.holdings[me], ace_value=rules.ace_value)
+    others = [points(h, ace_value=rules.ace_value) for s, h in enumerate(position.holdings) if s != me]
+    return (min(others) - mine) / 2
+
+
+def finish_turn(
+    position: Position, seat: int, taken: int | None, *, rules: Rules, arr: Arranger, melded_before: bool
+) -> bool | None:
+    """Play a drawn seat's melds, lay-offs and discard with the greedy policy.
+
+    Return None if the seat is still in, else whether it went rummy (it went out).
+    """
+    holding = position.holdings[seat]
+    fits = fitting_cards(position.table, arr.ace)
+    plays, left = plan_plays(holding, position.table, fits=fits, rules=rules, taken=taken, arr=arr)
+    if plays:
+        for play in plays:
+            if isinstance(play, Meld):
+                position.table.append(play.cards)
+            else:
+                position.table[play.meld] |= 1 << play.card
+        position.has_melded[seat] = True
+        holding = left
+    if holding:
+        card = choose_discard(holding, taken=taken, rules=rules, arr=arr)
+        holding ^= 1 << card
+        position.discard_pile.append(card)
+    position.holdings[seat] = holding
+    return None if holding else not melded_before
+
+
+def draw(position: Position, seat: int, *, take: bool, rules: Rules, rng: np.random.Generator) -> int | None:
+    """Draw for a seat (the discard if `take`); return the card, or None if the hand stalls (R10)."""
+    if take and position.discard_pile:
+        card = position.discard_pile.pop()
+    else:
+        if not position.stock:
+            if len(position.discard_pile) < 2 or position.n_rebuilds >= rules.stall_after_rebuilds:
+                return None
+            rest = position.discard_pile[:-1]
+            position.stock = [rest[i] for i in rng.permutation(len(rest)).tolist()]
+            position.discard_pile = position.discard_pile[-1:]
+            position.n_rebuilds += 1
+        card = position.stock.pop()
+    position.holdings[seat] |= 1 << card
+    return card
+
+
+def playout(
+    position: Position, seat: int, *, me: int, rules: Rules, arr: Arranger, rng: np.random.Generator, depth: int
+) -> float:
+    """Play the hand on from `seat`'s draw with the greedy policy; return my reward."""
+    n = len(position.holdings)
+    for _ in range(depth):
+        top = position.discard_pile[-1] if position.discard_pile else None
+        fits = fitting_cards(position.table, arr.ace)
+        take = top is not None and takes_discard(position.holdings[seat], top, fits=fits, arr=arr)
+        card = draw(position, seat, take=take, rules=rules, rng=rng)
+        if card is None:
+            return 0.0
+        melded_before = position.has_melded[seat]
+        rummy = finish_turn(position, seat, card if take else None, rules=rules, arr=arr, melded_before=melded_before)
+        if rummy is not None:
+            return score(position, seat, me, rummy, rules)
+        seat = (seat + 1) % n
+    return _cut_off(position, me, rules)
