@@ -379,7 +379,7 @@ def test_every_shipped_experiment_validates(path):
 
 MISSING = "missing; an experiment needs name, question, seed, games, players"
 RULE_KEYS = ", ".join(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
-TOP_KEYS = "name, question, description, seed, games, players, rules, conditions, grid"
+TOP_KEYS = "name, question, description, seed, games, players, rules, conditions, grid, time_limit"
 FOLDER = "must be letters, digits, '-' and '_' only (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
 NEVER_ENDS = (
