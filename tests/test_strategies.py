@@ -1,0 +1,247 @@
+"""The bot ladder and the plug-in interface: loading by name, entry point and path; time limits."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from rummysim.cards import FULL_DECK, parse_card, parse_cards
+from rummysim.cli import main
+from rummysim.dealing import Deal
+from rummysim.engine import play_hand
+from rummysim.errors import ConfigError, StrategyError
+from rummysim.experiment import parse_experiment
+from rummysim.game import play_game
+from rummysim.moves import Discarded, Drew, HandStarted, Pile
+from rummysim.rules import Rules
+from rummysim.strategies import REGISTRY, available_strategies, make_strategy, strategy_class, strategy_params
+from rummysim.strategies.cautious import Cautious
+from rummysim.strategies.greedy import Greedy
+from rummysim.strategies.montecarlo import MonteCarlo
+from rummysim.strategies.rummy_hunter import RummyHunter
+
+BOT = """
+from rummysim import Pile, Strategy
+
+
+class Stocky(Strategy):
+    name = "stocky"
+    description = "always draws from the stock and discards what it drew"
+
+    def __init__(self, *, rng=None, patience: int = 3):
+        super().__init__(rng=rng)
+        self.patience = patience
+
+    def draw(self, view):
+        return Pile.STOCK
+
+    def play(self, view):
+        return []
+
+    def discard(self, view):
+        return view.drawn
+"""
+
+
+def test_the_ladder_is_registered_with_descriptions_and_parameters():
+    for name in ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo"):
+        assert name in REGISTRY and REGISTRY[name].description
+    assert strategy_params(REGISTRY["montecarlo"]) == {"samples": 32, "candidates": 4, "depth": 40, "confidence": 1.0}
+    assert set(strategy_params(REGISTRY["rummy_hunter"])) == {"patience", "danger"}
+
+
+def test_strategies_command_lists_every_strategy_and_its_parameters():
+    result = CliRunner().invoke(main, ["strategies"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    for name in ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo"):
+        assert any(line.startswith(name + " ") for line in lines), name
+    assert "parameters: samples=32, candidates=4, depth=40, confidence=1.0" in result.output
+
+
+def test_a_bot_loads_from_a_file_path(tmp_path):
+    path = tmp_path / "my_bots.py"
+    path.write_text(BOT)
+    cls = strategy_class(f"{path}:Stocky")
+    assert cls.__name__ == "Stocky"
+    result = play_game([{"strategy": f"{path}:Stocky", "patience": 5}, "greedy"], seed=2)
+    assert result.games[0].strategy.endswith("my_bots.py:Stocky(patience=5)")
+
+
+def test_a_file_path_in_an_experiment_is_relative_to_the_experiment_file(tmp_path):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "my_bots.py").write_text(BOT)
+    spec = {"name": "x", "question": "q", "seed": 1, "games": 2, "players": ["bots/my_bots.py:Stocky", "greedy"]}
+    experiment_file = tmp_path / "x.yaml"
+    experiment_file.write_text("")
+    experiment = parse_experiment(spec, source=str(experiment_file))
+    assert experiment.conditions[0].players[0]["strategy"] == f"{tmp_path / 'bots' / 'my_bots.py'}:Stocky"
+
+
+def test_a_bot_loads_from_a_module_path(tmp_path, monkeypatch):
+    (tmp_path / "club_bots.py").write_text(BOT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert strategy_class("club_bots:Stocky").name == "stocky"
+    assert strategy_class("rummysim.strategies.greedy:Greedy") is Greedy
+
+
+def test_a_bot_loads_from_an_installed_entry_point(tmp_path, monkeypatch):
+    (tmp_path / "plugin_bots.py").write_text(BOT)
+    info = tmp_path / "plugin_bots-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plugin-bots\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[rummysim.strategies]\nstocky = plugin_bots:Stocky\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert strategy_class("stocky").__name__ == "Stocky"
+    assert "stocky" in available_strategies()
+    assert "stocky " in CliRunner().invoke(main, ["strategies"]).output
+    assert make_strategy({"strategy": "stocky", "patience": 1}, rng=np.random.default_rng(0)).patience == 1
+
+
+def test_bad_strategy_names_and_parameters_list_what_is_valid(tmp_path):
+    with pytest.raises(ConfigError, match=r"'montecarlo' has no parameter 'sample' \(did you mean 'samples'\?\)"):
+        make_strategy({"strategy": "montecarlo", "sample": 3}, rng=np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="its parameters are samples, candidates, depth, confidence"):
+        make_strategy({"strategy": "montecarlo", "zzz": 3}, rng=np.random.default_rng(0))
+    with pytest.raises(ConfigError, match=r"no file .*missing.py"):
+        strategy_class(f"{tmp_path}/missing.py:Bot")
+    with pytest.raises(ConfigError, match="has no Nope"):
+        strategy_class("rummysim.strategies.greedy:Nope")
+    with pytest.raises(ConfigError, match="is not a class with draw, play and discard"):
+        strategy_class("rummysim.strategies.greedy:plan_plays")
+    with pytest.raises(ConfigError, match="strategy montecarlo"):
+        make_strategy({"strategy": "montecarlo", "samples": 0}, rng=np.random.default_rng(0))
+
+
+class Sleepy(Greedy):
+    name = "sleepy"
+
+    def discard(self, view):
+        time.sleep(2.0)
+        return super().discard(view)
+
+
+def test_a_bot_over_its_time_limit_is_stopped_with_a_clear_error():
+    start = time.perf_counter()
+    with pytest.raises(StrategyError, match=r"seat \d \(sleepy\) took longer than the time limit of 0.05 s"):
+        play_hand([Sleepy(), Greedy()], rules=Rules(), seed=1, time_limit=0.05)
+    assert time.perf_counter() - start < 1.5  # interrupted, not waited for the 2 s
+
+
+def test_the_time_limit_is_judged_after_the_decision_off_the_main_thread():
+    errors = []
+
+    def run():
+        try:
+            play_hand([Sleepy(), Greedy()], rules=Rules(), seed=1, time_limit=0.05)
+        except StrategyError as error:
+            errors.append(str(error))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert errors and "time limit" in errors[0]
+
+
+def test_a_generous_time_limit_changes_nothing():
+    fast = play_hand(["greedy", "cautious"], rules=Rules(), seed=9)
+    limited = play_hand(["greedy", "cautious"], rules=Rules(), seed=9, time_limit=5.0)
+    assert fast.records == limited.records
+
+
+def test_rummy_hunter_hides_its_melds_until_it_can_go_out_at_once_r8_3():
+    view_deal = Deal.of(["7H 8H 9H 2C 5D", "3S 4S 6D 9C TC"], discard_pile="KD", stock="JS QS KS AC")
+    hunter = RummyHunter(patience=10, danger=0)
+    result = play_hand([Greedy(), hunter], rules=Rules(cards_dealt=5, stall_after_turns=2), start=view_deal)
+    melds = [e for e in result.events if type(e).__name__ == "Melded"]
+    assert not any(e.seat == 1 for e in melds)  # it held 7H 8H 9H back
+    out = Deal.of(["2S 5S 9D JD QD", "7H 8H 9H 4C 4D"], discard_pile="KD", stock="4H JS QS")
+    result = play_hand([Greedy(), RummyHunter()], rules=Rules(cards_dealt=5), start=out, dealer=0)
+    assert result.winner == 1 and result.went_rummy and result.records[1].multiplier == 2
+
+
+def test_cautious_will_not_feed_the_next_player_a_card_it_has_shown_it_wants():
+    bot = Cautious(caution=50, hope=0)
+    bot.observe(HandStarted(0, 0, parse_card("2C")))
+    bot.observe(Drew(1, Pile.DISCARD, parse_card("KS")))
+    bot.observe(Drew(1, Pile.DISCARD, parse_card("KC")))
+    from rummysim.strategies.base import PlayerView
+
+    view = PlayerView(
+        seat=0, n_players=2, dealer=1, rules=Rules(), hand=0, turn=2, holding=parse_cards("KH 9D 4C 2S"),
+        drawn=None, taken=None, table=(), discard_pile=(parse_card("2C"),), stock_size=30, holding_sizes=(4, 11),
+        has_melded=(False, False), scores=(0, 0), n_rebuilds=0, history=(),
+    )  # fmt: skip
+    assert bot.danger(parse_card("KH"), view) == 1.0
+    assert bot.discard(view) == parse_card("9D")  # KH would complete the kings; greedy would throw it
+    assert Greedy().discard(view) == parse_card("KH")
+
+
+def test_montecarlo_deals_unseen_cards_consistently_with_its_view():
+    bot = MonteCarlo(rng=np.random.default_rng(3), samples=2)
+    seen: list = []
+
+    class Spy(MonteCarlo):
+        def discard(self, view):
+            seen.append(view)
+            return super().discard(view)
+
+    spy = Spy(rng=np.random.default_rng(3), samples=2)
+    play_hand([spy, "greedy"], rules=Rules(), seed=4, dealer=1)
+    view = seen[-1]
+    for event in view.history:
+        bot.observe(event)
+    for _ in range(20):
+        position = bot.determinize(view)
+        assert position.holdings[view.seat] == view.holding
+        assert [h.bit_count() for h in position.holdings] == list(view.holding_sizes)
+        everything = sum(position.holdings) + sum(1 << c for c in position.stock + position.discard_pile)
+        everything += sum(position.table)
+        assert everything == FULL_DECK and len(position.stock) == view.stock_size
+        for seat, known in enumerate(bot.taken):
+            if seat != view.seat:
+                assert position.holdings[seat] & known == known
+
+
+def test_montecarlo_is_deterministic_given_its_stream():
+    a = play_hand([{"strategy": "montecarlo", "samples": 4}, "greedy"], rules=Rules(), seed=12)
+    b = play_hand([{"strategy": "montecarlo", "samples": 4}, "greedy"], rules=Rules(), seed=12)
+    assert a.records == b.records
+
+
+def test_observers_get_frozen_events_and_cannot_change_the_game():
+    class Meddler(Cautious):
+        def observe(self, event):
+            super().observe(event)
+            if isinstance(event, Discarded):
+                with pytest.raises(AttributeError):
+                    event.card = 0  # type: ignore[misc]
+
+    meddled = play_hand([Meddler(), "greedy"], rules=Rules(), seed=21)
+    plain = play_hand([Cautious(), "greedy"], rules=Rules(), seed=21)
+    assert meddled.records == plain.records
+
+
+@pytest.mark.parametrize("spec", ["rummy_hunter", "cautious", {"strategy": "montecarlo", "samples": 2}])
+def test_every_bot_plays_every_preset_legally(spec):
+    for rules in (Rules(), Rules(ace="high_or_low"), Rules(going_out="discard"), Rules(n_players=4)):
+        players = [spec] + ["greedy"] * (rules.n_players - 1)
+        result = play_hand(players, rules=rules, seed=3, audit=True)
+        assert result.stalled or result.winner is not None
+
+
+def test_importing_a_file_bot_twice_reuses_the_module(tmp_path):
+    path = tmp_path / "twice.py"
+    path.write_text(BOT)
+    assert strategy_class(f"{path}:Stocky") is strategy_class(f"{path}:Stocky")
+    assert any(name.startswith("rummysim_plugin_") for name in sys.modules)
+
+
+def test_uniform_rummy_hunter_cautious_and_montecarlo_replay_exactly():
+    for spec in ("uniform", "rummy_hunter", "cautious"):
+        assert play_game([spec, "greedy"], seed=8).hands == play_game([spec, "greedy"], seed=8).hands
