@@ -51,7 +51,7 @@ class Stocky(Strategy):
 def test_the_ladder_is_registered_with_descriptions_and_parameters():
     for name in ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo"):
         assert name in REGISTRY and REGISTRY[name].description
-    assert strategy_params(REGISTRY["montecarlo"]) == {"samples": 32, "candidates": 4, "depth": 40, "confidence": 1.0}
+    assert strategy_params(REGISTRY["montecarlo"]) == {"samples": 24, "candidates": 4, "depth": 40, "confidence": 2.0}
     assert set(strategy_params(REGISTRY["rummy_hunter"])) == {"patience", "danger"}
 
 
@@ -61,7 +61,7 @@ def test_strategies_command_lists_every_strategy_and_its_parameters():
     lines = result.output.splitlines()
     for name in ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo"):
         assert any(line.startswith(name + " ") for line in lines), name
-    assert "parameters: samples=32, candidates=4, depth=40, confidence=1.0" in result.output
+    assert "parameters: samples=24, candidates=4, depth=40, confidence=2.0" in result.output
 
 
 def test_a_bot_loads_from_a_file_path(tmp_path):

@@ -22,12 +22,13 @@ from functools import cache
 
 import numpy as np
 
+from rummysim.arrangement import Arranger
 from rummysim.cards import FULL_DECK, card_points, iter_cards
 from rummysim.melds import meld_table
 from rummysim.moves import Discarded, Drew, Event, HandStarted, LaidOff, Melded, Pile
-from rummysim.rules import Ace
+from rummysim.rules import Ace, Rules
 from rummysim.strategies.base import PlayerView
-from rummysim.strategies.greedy import Greedy
+from rummysim.strategies.greedy import Greedy, choose_discard
 
 
 @cache
@@ -35,6 +36,29 @@ def melds_with(ace: Ace) -> tuple[tuple[int, ...], ...]:
     """Return, for each card, the legal melds that contain it."""
     table = meld_table(ace)
     return tuple(tuple(m for m in table if m >> card & 1) for card in range(52))
+
+
+def potential(card: int, holding: int, unseen: int, ace: Ace) -> int:
+    """Return how many three-card melds `card` could make with one holding card and one unseen card."""
+    count = 0
+    for meld in melds_with(ace)[card]:
+        others = meld & ~(1 << card)
+        if others.bit_count() == 2 and others & holding and others & unseen:
+            count += 1
+    return count
+
+
+def hopeful_discard(holding: int, *, taken: int | None, unseen: int, hope: float, rules: Rules, arr: Arranger) -> int:
+    """Return the deadwood card of most points less `hope` x its `potential` (cautious without danger)."""
+    allowed = holding & ~(1 << taken) if taken is not None else holding
+    dead = arr.deadwood_cards(holding) & allowed
+    if not dead:
+        return choose_discard(holding, taken=taken, rules=rules, arr=arr)
+    ace_value = rules.ace_value
+    return max(
+        iter_cards(dead),
+        key=lambda c: (card_points(c, ace_value=ace_value) - hope * potential(c, holding, unseen, rules.ace), c),
+    )
 
 
 class Cautious(Greedy):
@@ -105,12 +129,7 @@ class Cautious(Greedy):
 
     def potential(self, card: int, view: PlayerView, unseen: int) -> int:
         """Return how many unseen cards would complete a three-card meld of `card` with the holding."""
-        count = 0
-        for meld in melds_with(view.rules.ace)[card]:
-            others = meld & ~(1 << card)
-            if others.bit_count() == 2 and others & view.holding and others & unseen:
-                count += 1
-        return count
+        return potential(card, view.holding, unseen, view.rules.ace)
 
     def keep_score(self, card: int, view: PlayerView, unseen: int) -> float:
         """Return how much discarding `card` is worth: its points less its hope and its danger."""

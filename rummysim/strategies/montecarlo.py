@@ -5,9 +5,11 @@ with its view (cards an opponent took from the discard pile and has not played s
 that opponent's holding; every holding keeps its size; the rest is the stock), `samples`
 times. For each candidate (take the discard or draw from the stock; discard one of its
 `candidates` best deadwood cards by cautious' score) it plays every sample on to the end
-of the hand with the greedy policy for all seats (at most `depth` turns), and chooses the
-candidate with the best mean reward: the points it would win, less the points another
-seat would win. Every candidate is judged on the same deals (common random numbers).
+of the hand (at most `depth` turns) with the greedy policy for the other seats and
+greedy with cautious' hopeful discards for itself. Its default is cautious' choice; it
+plays another candidate only when that one's mean reward (the points it would win, less
+the points another seat would win), judged on the same deals (common random numbers), is
+better by more than `confidence` standard errors.
 Melds and lay-offs are played like greedy. All randomness comes from the stream the
 engine gives it.
 """
@@ -34,10 +36,10 @@ class MonteCarlo(Cautious):
         self,
         *,
         rng: np.random.Generator | None = None,
-        samples: int = 32,
+        samples: int = 24,
         candidates: int = 4,
         depth: int = 40,
-        confidence: float = 1.0,
+        confidence: float = 2.0,
     ) -> None:
         super().__init__(rng=rng)
         if samples < 2 or candidates < 1 or depth < 1 or confidence < 0:
@@ -101,7 +103,7 @@ class MonteCarlo(Cautious):
     def _after_my_turn(self, position: Position, view: PlayerView) -> float:
         return playout(
             position, view.next_seat(), me=view.seat, rules=view.rules, arr=self._arrange(view.rules), rng=self.rng,
-            depth=self.depth,
+            depth=self.depth, hope=self.hope,
         )  # fmt: skip
 
     def draw(self, view: PlayerView) -> Pile:
@@ -122,7 +124,7 @@ class MonteCarlo(Cautious):
                     continue
                 melded = view.has_melded[view.seat]
                 rummy = finish_turn(position, view.seat, card if take else None, rules=rules, arr=arr,
-                                    melded_before=melded)  # fmt: skip
+                                    melded_before=melded, hope=self.hope)  # fmt: skip
                 if rummy is not None:
                     rewards[i].append(score(position, view.seat, view.seat, rummy, rules))
                 else:

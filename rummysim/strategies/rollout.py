@@ -13,9 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rummysim.arrangement import Arranger
-from rummysim.cards import points
+from rummysim.cards import FULL_DECK, points
 from rummysim.moves import Meld
 from rummysim.rules import Rules
+from rummysim.strategies.cautious import hopeful_discard
 from rummysim.strategies.greedy import choose_discard, plan_plays, takes_discard
 from rummysim.strategies.tactics import fitting_cards
 
@@ -53,10 +54,18 @@ def _cut_off(position: Position, me: int, rules: Rules) -> float:
 
 
 def finish_turn(
-    position: Position, seat: int, taken: int | None, *, rules: Rules, arr: Arranger, melded_before: bool
+    position: Position,
+    seat: int,
+    taken: int | None,
+    *,
+    rules: Rules,
+    arr: Arranger,
+    melded_before: bool,
+    hope: float = 0.0,
 ) -> bool | None:
     """Play a drawn seat's melds, lay-offs and discard with the greedy policy.
 
+    With `hope` > 0 the discard keeps cards that may still meld (`hopeful_discard`).
     Return None if the seat is still in, else whether it went rummy (it went out).
     """
     holding = position.holdings[seat]
@@ -71,7 +80,11 @@ def finish_turn(
         position.has_melded[seat] = True
         holding = left
     if holding:
-        card = choose_discard(holding, taken=taken, rules=rules, arr=arr)
+        if hope:
+            unseen = FULL_DECK & ~holding & ~sum(position.table) & ~sum(1 << c for c in position.discard_pile)
+            card = hopeful_discard(holding, taken=taken, unseen=unseen, hope=hope, rules=rules, arr=arr)
+        else:
+            card = choose_discard(holding, taken=taken, rules=rules, arr=arr)
         holding ^= 1 << card
         position.discard_pile.append(card)
     position.holdings[seat] = holding
@@ -96,9 +109,20 @@ def draw(position: Position, seat: int, *, take: bool, rules: Rules, rng: np.ran
 
 
 def playout(
-    position: Position, seat: int, *, me: int, rules: Rules, arr: Arranger, rng: np.random.Generator, depth: int
+    position: Position,
+    seat: int,
+    *,
+    me: int,
+    rules: Rules,
+    arr: Arranger,
+    rng: np.random.Generator,
+    depth: int,
+    hope: float = 0.0,
 ) -> float:
-    """Play the hand on from `seat`'s draw with the greedy policy; return my reward."""
+    """Play the hand on from `seat`'s draw with the greedy policy; return my reward.
+
+    My own discards keep hope (`hope`, see `finish_turn`); the others play greedy.
+    """
     n = len(position.holdings)
     for _ in range(depth):
         top = position.discard_pile[-1] if position.discard_pile else None
