@@ -9,6 +9,7 @@ until the whole file is valid.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import itertools
@@ -27,7 +28,7 @@ from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit")
 REQUIRED = ("name", "question", "seed", "games", "players")
-CONDITION_KEYS = ("rules", "players", "description")
+CONDITION_KEYS = ("rules", "players", "games", "description")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -41,12 +42,15 @@ class Condition:
     players: tuple[dict[str, Any], ...]
     """Strategy specs by seat, each ``{"strategy": NAME, PARAM: VALUE, ...}``."""
     description: str = ""
+    games: int | None = None
+    """Games for this condition, if not the experiment's number."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the condition with every rule resolved, as plain values."""
         return {
             "name": self.name,
             "description": self.description,
+            "games": self.games,
             "rules": self.rules.to_dict(),
             "players": [dict(p) for p in self.players],
         }
@@ -80,6 +84,10 @@ class Experiment:
             "conditions": [c.to_dict() for c in self.conditions],
         }
 
+    def games_of(self, condition: Condition) -> int:
+        """Return how many games a condition plays: its own number, else the experiment's."""
+        return condition.games if condition.games is not None else self.games
+
     def fingerprint(self) -> str:
         """Return a hash of everything that changes the results (not the question or descriptions)."""
         data = self.to_dict()
@@ -106,6 +114,7 @@ class Experiment:
         changes: dict[str, Any] = {}
         if games is not None:
             changes["games"] = _check_int(games, "--games", low=1, where="command line")
+            changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in self.conditions)
         if seed is not None:
             changes["seed"] = _check_int(seed, "--seed", low=0, where="command line")
         return Experiment(**{**self.__dict__, **changes}) if changes else self
@@ -219,6 +228,7 @@ class _Arm(NamedTuple):
     """The grid point's rule settings."""
     players: tuple[dict[str, Any], ...]
     description: str
+    games: int | None = None
 
 
 def _rules(base: dict[str, Any], arm: _Arm, where: str) -> Rules:
@@ -286,7 +296,10 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
                               f"conditions.{cname}.rules.", where)  # fmt: skip
         players = _players(body["players"], f"conditions.{cname}.players", where) if "players" in body else lineup
         text = _text(body.get("description"), f"conditions.{cname}.description", where)
-        arms.append(_Arm(cname, overrides, {}, players, text))
+        games_here = (
+            _check_int(body["games"], f"conditions.{cname}.games", low=1, where=where) if "games" in body else None
+        )
+        arms.append(_Arm(cname, overrides, {}, players, text, games_here))
     if "grid" in data:
         points = _grid(data["grid"], where)
         for arm in arms:
@@ -304,7 +317,9 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         ]
     if not arms:
         arms = [_Arm("default", {}, {}, lineup, "")]
-    conditions = tuple(Condition(arm.name, _rules(base, arm, where), arm.players, arm.description) for arm in arms)
+    conditions = tuple(
+        Condition(arm.name, _rules(base, arm, where), arm.players, arm.description, arm.games) for arm in arms
+    )
     return Experiment(
         name=name,
         question=question.strip(),

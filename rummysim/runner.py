@@ -105,9 +105,10 @@ def plan(experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str
         spans = sorted(covered.get(index, []))
         game = 0
         gaps: list[tuple[int, int]] = []
-        for start, stop in [*spans, (experiment.games, experiment.games)]:
+        n_games = experiment.games_of(condition)
+        for start, stop in [*spans, (n_games, n_games)]:
             if start > game:
-                gaps.append((game, min(start, experiment.games)))
+                gaps.append((game, min(start, n_games)))
             game = max(game, stop)
         for gap_start, gap_stop in gaps:
             for start in range(gap_start, gap_stop, chunk_games):
@@ -254,7 +255,8 @@ def run_experiment(
     experiment = experiment.with_overrides(games=games, seed=seed)
     if chunk_games is None:
         workers = (n_jobs if n_jobs > 0 else os.cpu_count() or 1) if backend != "dask" else 4
-        chunk_games = max(1, min(DEFAULT_CHUNK_GAMES, -(-experiment.games // (4 * workers))))
+        smallest = min(experiment.games_of(c) for c in experiment.conditions)
+        chunk_games = max(1, min(DEFAULT_CHUNK_GAMES, -(-smallest // (4 * workers))))
     if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) or chunk_games < 1:
         raise ConfigError(f"--chunk-games: {chunk_games!r} is not a whole number of at least 1")
     if n_jobs == 0:
@@ -281,7 +283,7 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     todo = plan(experiment, chunk_games=chunk_games, trace=trace, done=done)
     started = datetime.now(timezone.utc)
     clock = time.perf_counter()
-    total_games = experiment.games * len(experiment.conditions)
+    total_games = sum(experiment.games_of(c) for c in experiment.conditions)
     progress = _Progress(total_games, quiet)
     progress.update(total_games - sum(c.stop - c.start for c in todo), 0)
     sizes = {c.id: c.stop - c.start for c in todo}

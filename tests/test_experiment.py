@@ -228,7 +228,8 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
     assert data["time_limit"] is None
     assert (data["name"], data["seed"], data["games"]) == ("acehigh", 2026, 200)
     basic, ace_high = data["conditions"]
-    assert set(basic) == {"name", "description", "rules", "players"}
+    assert set(basic) == {"name", "description", "games", "rules", "players"}
+    assert basic["games"] is None
     assert set(basic["rules"]) == set(FIELDS)
     assert basic["rules"] == {
         "n_players": 3,
@@ -423,7 +424,7 @@ BAD = [
     ),
     pytest.param(
         conditions(x={"seed": 3}),
-        "conditions.x.seed: unknown key; valid keys are rules, players, description",
+        "conditions.x.seed: unknown key; valid keys are rules, players, games, description",
         id="condition-body-seed",
     ),
     pytest.param({**BASE, "grid": {"acee": ["low"]}}, "grid.acee: unknown key; did you mean 'ace'?", id="grid-key"),
@@ -713,3 +714,14 @@ def test_bad_input_message_has_its_essential_parts(tmp_path, content, start, par
     assert message.startswith(f"{path}: {start}"), message
     for part in parts:
         assert part in message, message
+
+
+def test_a_condition_may_play_its_own_number_of_games(tmp_path):
+    spec = {**BASE, "conditions": {"short": {"games": 3}, "long": {}}}
+    experiment = parse_experiment(spec, source="x.yaml")
+    short, long = experiment.conditions
+    assert (experiment.games_of(short), experiment.games_of(long)) == (3, BASE["games"])
+    overridden = experiment.with_overrides(games=7)  # --games sets every condition
+    assert [overridden.games_of(c) for c in overridden.conditions] == [7, 7]
+    with pytest.raises(ConfigError, match=r"^x.yaml: conditions.short.games: 0 is below the smallest valid value, 1$"):
+        parse_experiment({**BASE, "conditions": {"short": {"games": 0}}}, source="x.yaml")
