@@ -221,3 +221,40 @@ def bench_memory(*, hands: int = 1_000_000, n_jobs: int = -1) -> dict[str, Any]:
         "peak_worker_mib": memory.peak_worker / mib,
         "parquet_mib": size / mib,
     }
+
+
+def _timed(cls: type, times: list[float]) -> type:
+    """Return a subclass of a bot that appends the seconds of each decision to `times`."""
+
+    def wrap(decision: str) -> Callable[[Any, Any], Any]:
+        def method(self: Any, view: Any) -> Any:
+            start = time.perf_counter()
+            answer = getattr(cls, decision)(self, view)
+            times.append(time.perf_counter() - start)
+            return answer
+
+        return method
+
+    return type(f"Timed{cls.__name__}", (cls,), {d: wrap(d) for d in ("draw", "play", "discard")})
+
+
+def bench_decisions(*, hands: int = 300, slow_hands: int = 20) -> dict[str, float]:
+    """Return each built-in bot's mean time per decision, in microseconds.
+
+    Each bot plays 2-player hands against greedy (`slow_hands` for montecarlo, `hands` for
+    the others), timing all three decisions of every one of its turns.
+    """
+    from rummysim.engine import play_hand
+    from rummysim.seeding import strategy_rng
+    from rummysim.strategies import REGISTRY
+
+    figures = {}
+    for name, cls in REGISTRY.items():
+        times: list[float] = []
+        timed = _timed(cls, times)
+        n = slow_hands if name == "montecarlo" else hands
+        for hand in range(n):
+            bot = timed(rng=strategy_rng(2026, hand, 0))
+            play_hand([bot, Greedy()], rules=Rules(), seed=2026, hand=hand, dealer=hand % 2)
+        figures[f"decision_us_{name}"] = statistics.fmean(times) * 1e6
+    return figures

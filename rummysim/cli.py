@@ -135,7 +135,7 @@ def validate(experiment_file: str) -> None:
         basic = Rules(n_players=condition.rules.n_players).to_dict()
         changed = {k: v for k, v in condition.rules.to_dict().items() if basic[k] != v}
         rules = ", ".join(f"{k}={v}" for k, v in changed.items()) or "basic"
-        click.echo(f"  {condition.name}: {experiment.games} games, players [{players}], rules: {rules}")
+        click.echo(f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}")
 
 
 @main.command()
@@ -185,7 +185,8 @@ def deadwood(cards: str, ace: str, ace_points: int | None) -> None:
 @click.option("--quick", is_flag=True, help="A tenth of the work: a smoke run, not a measurement.")
 @click.option("--runner", is_flag=True, help="Also time the runner: 1 vs 2 workers and its overhead (minutes).")
 @click.option("--memory-hands", type=int, default=0, help="Also run this many hands and report peak memory.")
-def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int) -> None:
+@click.option("--bots", is_flag=True, help="Also time each built-in bot's decisions (mean microseconds).")
+def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool) -> None:
     """Measure the engine: greedy hands/s and min-deadwood calls/s on one process.
 
     Figures are medians of several repeats; see docs/benchmarks.md.
@@ -193,15 +194,17 @@ def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int) -> None:
     \b
     Example:
       rummysim bench --json
-      rummysim bench --runner --memory-hands 1000000
+      rummysim bench --runner --memory-hands 1000000 --bots
     """
-    from rummysim.benchmarks import bench_memory, bench_runner, run_benchmarks
+    from rummysim.benchmarks import bench_decisions, bench_memory, bench_runner, run_benchmarks
 
     figures = run_benchmarks(quick=quick)
     if runner:
         figures.update(bench_runner(hands=2_000 if quick else 20_000, repeats=1 if quick else 3))
     if memory_hands:
         figures.update(bench_memory(hands=memory_hands))
+    if bots:
+        figures.update(bench_decisions(hands=30 if quick else 300, slow_hands=3 if quick else 20))
     if as_json:
         click.echo(json.dumps(figures))
         return
