@@ -1,4 +1,4 @@
-"""The invariant harness: every preset x 2-6 players x {uniform, greedy, mixed}.
+"""The invariant harness: every preset x 2-6 players x {uniform, greedy, mixed, the whole ladder}.
 
 After every event all 52 cards are in exactly one place (the engine's audit), every
 view adds up to 52 cards and shows only the seat's own holding, every hand ends, and
@@ -17,13 +17,15 @@ from rummysim.moves import HandEnded
 from rummysim.records import recompute_points
 from rummysim.rules import PRESETS
 from rummysim.seeding import strategy_rng
-from rummysim.strategies import make_strategy
+from rummysim.strategies import make_strategy, strategy_label
 from rummysim.strategies.base import PlayerView, Strategy
 
+LADDER = ["uniform", "greedy", "rummy_hunter", "cautious", {"strategy": "montecarlo", "samples": 2, "depth": 10}]
 LINEUPS = {
     "uniform": lambda n: ["uniform"] * n,
     "greedy": lambda n: ["greedy"] * n,
     "mixed": lambda n: ["greedy" if seat % 2 else "uniform" for seat in range(n)],
+    "ladder": lambda n: [LADDER[seat % len(LADDER)] for seat in range(n)],
 }
 
 
@@ -73,7 +75,8 @@ def test_invariants_hold_in_every_hand(preset, n_players, lineup):
     specs = LINEUPS[lineup](n_players)
     for game in range(6):
         bots = [Auditing(make_strategy(s, rng=strategy_rng(11, game, seat))) for seat, s in enumerate(specs)]
-        result = play_hand(bots, rules=rules, seed=11, game=game, dealer=game % n_players, names=specs, audit=True)
+        names = [strategy_label(s) for s in specs]
+        result = play_hand(bots, rules=rules, seed=11, game=game, dealer=game % n_players, names=names, audit=True)
         rows = result.records
         assert all(bot.n_views > 0 for bot in bots[:1])
         assert [r.seat for r in rows] == list(range(n_players))
