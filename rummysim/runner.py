@@ -117,6 +117,14 @@ def plan(experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str
     return chunks
 
 
+def default_chunk_games(experiment: Experiment, *, n_jobs: int, backend: str) -> int:
+    """Return games per chunk: up to 100, and small enough that every worker gets several chunks
+    of the smallest condition."""
+    workers = (n_jobs if n_jobs > 0 else os.cpu_count() or 1) if backend != "dask" else 4
+    smallest = min(experiment.games_of(c) for c in experiment.conditions)
+    return max(1, min(DEFAULT_CHUNK_GAMES, -(-smallest // (4 * workers))))
+
+
 def _execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str | None) -> Iterator[Any]:
     """Yield chunk results as they finish, on joblib/loky or a Dask cluster."""
     if backend == "dask":
@@ -254,9 +262,7 @@ def run_experiment(
         experiment = load_experiment(experiment)
     experiment = experiment.with_overrides(games=games, seed=seed)
     if chunk_games is None:
-        workers = (n_jobs if n_jobs > 0 else os.cpu_count() or 1) if backend != "dask" else 4
-        smallest = min(experiment.games_of(c) for c in experiment.conditions)
-        chunk_games = max(1, min(DEFAULT_CHUNK_GAMES, -(-smallest // (4 * workers))))
+        chunk_games = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend)
     if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) or chunk_games < 1:
         raise ConfigError(f"--chunk-games: {chunk_games!r} is not a whole number of at least 1")
     if n_jobs == 0:

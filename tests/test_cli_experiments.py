@@ -116,7 +116,9 @@ def test_validate_every_shipped_experiment_prints_its_conditions(runner, path):
     assert len(lines) == 1 + len(experiment.conditions)
     for line, condition in zip(lines[1:], experiment.conditions, strict=True):
         players = ", ".join(p["strategy"] for p in condition.players)
-        assert line.startswith(f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: ")
+        assert line.startswith(
+            f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: "
+        )
 
 
 def test_validate_prints_each_condition_with_the_rules_it_changes(runner, tmp_path):

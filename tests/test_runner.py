@@ -183,3 +183,12 @@ def test_plan_covers_every_game_once_around_finished_chunks():
     chunks = plan(exp, chunk_games=4, trace=False, done=done)
     spans = [(c.number, c.start, c.stop) for c in chunks]
     assert spans == [(0, 0, 2), (0, 5, 9), (0, 9, 10)]
+
+
+def test_default_chunks_give_every_worker_several_chunks_of_the_smallest_condition():
+    from rummysim.runner import default_chunk_games
+
+    exp = experiment(games=2000, conditions={"big": {}, "small": {"games": 100}})
+    assert default_chunk_games(exp, n_jobs=2, backend="loky") == 13
+    assert default_chunk_games(experiment(games=100_000), n_jobs=2, backend="loky") == 100
+    assert default_chunk_games(experiment(games=3), n_jobs=8, backend="loky") == 1
