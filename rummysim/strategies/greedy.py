@@ -82,10 +82,13 @@ class Greedy(Strategy):
             self._rules, self._arranger = rules, arranger(rules)
         return self._arranger
 
+    _masks: list[int]
+
     def _fitting(self, view: PlayerView) -> int:
         """Return the cards that lay off on the table, recomputed only when the table changes."""
         if view.table is not self._fits_table:
-            self._fits_table, self._fits = view.table, fitting_cards(view.table_masks, view.rules.ace)
+            self._masks = view.table_masks
+            self._fits_table, self._fits = view.table, fitting_cards(self._masks, view.rules.ace)
         return self._fits
 
     def draw(self, view: PlayerView) -> Pile:
@@ -97,10 +100,10 @@ class Greedy(Strategy):
         return Pile.STOCK
 
     def play(self, view: PlayerView) -> list[Play]:
+        fits = self._fitting(view)  # also caches the table's masks
         plays, _ = plan_plays(
-            view.holding, view.table_masks, fits=self._fitting(view), rules=view.rules, taken=view.taken,
-            arr=self._arrange(view.rules),
-        )  # fmt: skip
+            view.holding, self._masks, fits=fits, rules=view.rules, taken=view.taken, arr=self._arrange(view.rules)
+        )
         return plays
 
     def discard(self, view: PlayerView) -> int:
