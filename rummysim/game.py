@@ -9,8 +9,8 @@ unfinished, after `stall_after_hands` stalled hands in a row (R10.2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from rummysim.engine import play_hand
 from rummysim.errors import ConfigError
@@ -18,8 +18,7 @@ from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.rules import Rules
 from rummysim.seeding import game_rng
 from rummysim.strategies import Strategy, make_lineup
-
-StrategySpec = str | Mapping[str, Any]
+from rummysim.strategies.registry import Spec
 
 
 class GameResult(NamedTuple):
@@ -41,7 +40,7 @@ class GameResult(NamedTuple):
 
 
 def play_game(
-    players: Sequence[Strategy | StrategySpec],
+    players: Sequence[Strategy | Spec],
     *,
     rules: Rules | None = None,
     seed: int = 0,

@@ -1,8 +1,8 @@
 """Result records: one per hand x seat, one per game x seat, one per turn when traced.
 
 Records are flat named tuples of plain values, cheap to build and to pickle across
-processes; turning them into DataFrames happens outside the hot loop (`COLUMNS` gives
-the column order). Hand-level facts (how the hand ended, its length) repeat on every
+processes; turning them into tables happens outside the hot loop (`rummysim.tables`
+builds the Arrow schemas from these fields). Hand-level facts (how the hand ended, its length) repeat on every
 seat's row so each row stands alone. A winner's points can be recomputed from the other
 rows' ``holding_end`` and the rules (R8): see `recompute_points`.
 """
@@ -86,13 +86,6 @@ class TurnRecord(NamedTuple):
     """The card discarded, or empty if the seat went out without one (R4.4)."""
     holding: str
     """The seat's cards after the turn."""
-
-
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "hands": HandRecord._fields,
-    "games": GameRecord._fields,
-    "turns": TurnRecord._fields,
-}
 
 
 def recompute_points(rows: Sequence[HandRecord], *, rules: Rules) -> int:
