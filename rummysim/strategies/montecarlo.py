@@ -5,13 +5,13 @@ with its view (cards an opponent took from the discard pile and has not played s
 that opponent's holding; every holding keeps its size; the rest is the stock), `samples`
 times. For each candidate (take the discard or draw from the stock; discard one of its
 `candidates` best deadwood cards by cautious' score) it plays every sample on to the end
-of the hand (at most `depth` turns) with the greedy policy for the other seats and
-greedy with cautious' hopeful discards for itself. Its default is cautious' choice; it
-plays another candidate only when that one's mean reward (the points it would win, less
-the points another seat would win), judged on the same deals (common random numbers), is
-better by more than `confidence` standard errors.
-Melds and lay-offs are played like greedy. All randomness comes from the stream the
-engine gives it.
+of the hand (at most `depth` turns): the rest of its own turn, when judging a draw, with
+greedy melds and cautious' hopeful discard, and every later turn of every seat with the
+greedy policy. Its default is cautious' choice; it plays another candidate only when
+that one's mean reward (the points it would win, less the points another seat would
+win), judged on the same deals (common random numbers), is better by more than
+`confidence` standard errors. Melds and lay-offs are played like greedy. All randomness
+comes from the stream the engine gives it.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class MonteCarlo(Cautious):
     def _after_my_turn(self, position: Position, view: PlayerView) -> float:
         return playout(
             position, view.next_seat(), me=view.seat, rules=view.rules, arr=self._arrange(view.rules), rng=self.rng,
-            depth=self.depth, hope=self.hope,
+            depth=self.depth,
         )  # fmt: skip
 
     def draw(self, view: PlayerView) -> Pile:

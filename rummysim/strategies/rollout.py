@@ -117,12 +117,8 @@ def playout(
     arr: Arranger,
     rng: np.random.Generator,
     depth: int,
-    hope: float = 0.0,
 ) -> float:
-    """Play the hand on from `seat`'s draw with the greedy policy; return my reward.
-
-    My own discards keep hope (`hope`, see `finish_turn`); the others play greedy.
-    """
+    """Play the hand on from `seat`'s draw with the greedy policy for every seat; return my reward."""
     n = len(position.holdings)
     for _ in range(depth):
         top = position.discard_pile[-1] if position.discard_pile else None
