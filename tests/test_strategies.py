@@ -51,7 +51,13 @@ class Stocky(Strategy):
 def test_the_ladder_is_registered_with_descriptions_and_parameters():
     for name in ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo"):
         assert name in REGISTRY and REGISTRY[name].description
-    assert strategy_params(REGISTRY["montecarlo"]) == {"samples": 24, "candidates": 4, "depth": 40, "confidence": 2.0}
+    assert strategy_params(REGISTRY["montecarlo"]) == {
+        "samples": 24,
+        "candidates": 4,
+        "depth": 40,
+        "confidence": 2.0,
+        "playout_hope": False,
+    }
     assert set(strategy_params(REGISTRY["rummy_hunter"])) == {"patience", "danger"}
 
 
@@ -61,7 +67,7 @@ def test_strategies_command_lists_every_strategy_and_its_parameters():
     lines = result.output.splitlines()
     for name in ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo"):
         assert any(line.startswith(name + " ") for line in lines), name
-    assert "parameters: samples=24, candidates=4, depth=40, confidence=2.0" in result.output
+    assert "parameters: samples=24, candidates=4, depth=40, confidence=2.0, playout_hope=False" in result.output
 
 
 def test_a_bot_loads_from_a_file_path(tmp_path):
@@ -106,7 +112,7 @@ def test_a_bot_loads_from_an_installed_entry_point(tmp_path, monkeypatch):
 def test_bad_strategy_names_and_parameters_list_what_is_valid(tmp_path):
     with pytest.raises(ConfigError, match=r"'montecarlo' has no parameter 'sample' \(did you mean 'samples'\?\)"):
         make_strategy({"strategy": "montecarlo", "sample": 3}, rng=np.random.default_rng(0))
-    with pytest.raises(ConfigError, match="its parameters are samples, candidates, depth, confidence"):
+    with pytest.raises(ConfigError, match="its parameters are samples, candidates, depth, confidence, playout_hope"):
         make_strategy({"strategy": "montecarlo", "zzz": 3}, rng=np.random.default_rng(0))
     with pytest.raises(ConfigError, match=r"no file .*missing.py"):
         strategy_class(f"{tmp_path}/missing.py:Bot")

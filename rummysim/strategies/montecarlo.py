@@ -10,7 +10,8 @@ greedy melds and cautious' hopeful discard, and every later turn of every seat w
 greedy policy. Its default is cautious' choice; it plays another candidate only when
 that one's mean reward (the points it would win, less the points another seat would
 win), judged on the same deals (common random numbers), is better by more than
-`confidence` standard errors. Melds and lay-offs are played like greedy. All randomness
+`confidence` standard errors (`playout_hope` gives its own later playout turns cautious'
+hopeful discard too). Melds and lay-offs are played like greedy. All randomness
 comes from the stream the engine gives it.
 """
 
@@ -40,6 +41,7 @@ class MonteCarlo(Cautious):
         candidates: int = 4,
         depth: int = 40,
         confidence: float = 2.0,
+        playout_hope: bool = False,
     ) -> None:
         super().__init__(rng=rng)
         if samples < 2 or candidates < 1 or depth < 1 or confidence < 0:
@@ -48,11 +50,13 @@ class MonteCarlo(Cautious):
         self.candidates = candidates
         self.depth = depth
         self.confidence = confidence
+        self.playout_hope = playout_hope
 
     @property
     def params(self) -> dict[str, float]:
         return {
-            "samples": self.samples, "candidates": self.candidates, "depth": self.depth, "confidence": self.confidence
+            "samples": self.samples, "candidates": self.candidates, "depth": self.depth, "confidence": self.confidence,
+            "playout_hope": self.playout_hope,
         }  # fmt: skip
 
     def _known(self, seat: int) -> int:
@@ -103,7 +107,7 @@ class MonteCarlo(Cautious):
     def _after_my_turn(self, position: Position, view: PlayerView) -> float:
         return playout(
             position, view.next_seat(), me=view.seat, rules=view.rules, arr=self._arrange(view.rules), rng=self.rng,
-            depth=self.depth,
+            depth=self.depth, hope=self.hope if self.playout_hope else 0.0,
         )  # fmt: skip
 
     def draw(self, view: PlayerView) -> Pile:

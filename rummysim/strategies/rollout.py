@@ -117,8 +117,12 @@ def playout(
     arr: Arranger,
     rng: np.random.Generator,
     depth: int,
+    hope: float = 0.0,
 ) -> float:
-    """Play the hand on from `seat`'s draw with the greedy policy for every seat; return my reward."""
+    """Play the hand on from `seat`'s draw with the greedy policy for every seat; return my reward.
+
+    With `hope` > 0 my own discards keep cards that may still meld (see `finish_turn`).
+    """
     n = len(position.holdings)
     for _ in range(depth):
         top = position.discard_pile[-1] if position.discard_pile else None
@@ -128,7 +132,10 @@ def playout(
         if card is None:
             return 0.0
         melded_before = position.has_melded[seat]
-        rummy = finish_turn(position, seat, card if take else None, rules=rules, arr=arr, melded_before=melded_before)
+        rummy = finish_turn(
+            position, seat, card if take else None, rules=rules, arr=arr, melded_before=melded_before,
+            hope=hope if seat == me else 0.0,
+        )  # fmt: skip
         if rummy is not None:
             return score(position, seat, me, rummy, rules)
         seat = (seat + 1) % n
