@@ -132,7 +132,11 @@ def _execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str |
             from distributed import Client, as_completed
         except ImportError:
             raise ConfigError("--backend dask needs the dask extra: pip install 'rummysim[dask]'") from None
-        with Client(scheduler) if scheduler else contextlib.nullcontext(_local_dask_client()) as client:
+        try:
+            client = Client(scheduler) if scheduler else Client(processes=False)
+        except (OSError, TimeoutError) as error:
+            raise ConfigError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({error})") from None
+        with client:
             futures = [client.submit(play_chunk, chunk, pure=False) for chunk in chunks]
             for future in as_completed(futures):
                 yield future.result()
@@ -146,12 +150,6 @@ def _execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str |
 
     parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
     yield from parallel(delayed(play_chunk)(chunk) for chunk in chunks)
-
-
-def _local_dask_client() -> Any:
-    from distributed import Client
-
-    return Client(processes=False)
 
 
 @contextlib.contextmanager

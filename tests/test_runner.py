@@ -192,3 +192,13 @@ def test_default_chunks_give_every_worker_several_chunks_of_the_smallest_conditi
     assert default_chunk_games(exp, n_jobs=2, backend="loky") == 13
     assert default_chunk_games(experiment(games=100_000), n_jobs=2, backend="loky") == 100
     assert default_chunk_games(experiment(games=3), n_jobs=8, backend="loky") == 1
+
+
+def test_an_unreachable_dask_scheduler_is_a_one_line_error(tmp_path):
+    import dask
+
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(ConfigError, match=r"^--scheduler tcp://127.0.0.1:1: cannot reach the Dask scheduler"),
+    ):
+        run_experiment(experiment(games=2), out=tmp_path, backend="dask", scheduler="tcp://127.0.0.1:1")
