@@ -29,6 +29,7 @@ from rummysim.moves import Discarded, Drew, Event, HandStarted, LaidOff, Melded,
 from rummysim.rules import Ace, Rules
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.greedy import Greedy, choose_discard
+from rummysim.strategies.tactics import discardable
 
 
 @cache
@@ -50,8 +51,7 @@ def potential(card: int, holding: int, unseen: int, ace: Ace) -> int:
 
 def hopeful_discard(holding: int, *, taken: int | None, unseen: int, hope: float, rules: Rules, arr: Arranger) -> int:
     """Return the deadwood card of most points less `hope` x its `potential` (cautious without danger)."""
-    allowed = holding & ~(1 << taken) if taken is not None else holding
-    dead = arr.deadwood_cards(holding) & allowed
+    dead = arr.deadwood_cards(holding) & discardable(holding, taken)
     if not dead:
         return choose_discard(holding, taken=taken, rules=rules, arr=arr)
     ace_value = rules.ace_value
@@ -111,7 +111,7 @@ class Cautious(Greedy):
             return 1.0  # anyone can take it and lay it off
         nxt = view.next_seat()
         known = self.taken[nxt] if nxt < len(self.taken) else 0
-        unseen = FULL_DECK & ~view.holding & ~self.seen & ~known & ~sum(1 << c for c in view.discard_pile)
+        unseen = self.unseen(view)
         n_unseen = unseen.bit_count()
         n_hidden = view.holding_sizes[nxt] - known.bit_count()  # its cards that nobody has seen
         if n_unseen < 2:
@@ -136,13 +136,19 @@ class Cautious(Greedy):
         value = card_points(card, ace_value=view.rules.ace_value)
         return value - self.hope * self.potential(card, view, unseen) - self.caution * self.danger(card, view)
 
-    def discard(self, view: PlayerView) -> int:
-        rules = view.rules
-        allowed = view.holding & ~(1 << view.taken) if view.taken is not None else view.holding
-        dead = self._arrange(rules).deadwood_cards(view.holding) & allowed
-        if not dead:
-            return super().discard(view)
+    def unseen(self, view: PlayerView) -> int:
+        """Return the cards this seat has never seen: in no holding it knows of, not on the table or piles."""
         unseen = FULL_DECK & ~view.holding & ~self.seen & ~sum(1 << c for c in view.discard_pile)
         for known in self.taken:
             unseen &= ~known
-        return max(iter_cards(dead), key=lambda c: (self.keep_score(c, view, unseen), c))
+        return unseen
+
+    def ranked_discards(self, view: PlayerView) -> list[int]:
+        """Return the deadwood cards it may discard, best discard first by `keep_score` (empty if none)."""
+        dead = self._arrange(view.rules).deadwood_cards(view.holding) & discardable(view.holding, view.taken)
+        unseen = self.unseen(view)
+        return sorted(iter_cards(dead), key=lambda c: (self.keep_score(c, view, unseen), c), reverse=True)
+
+    def discard(self, view: PlayerView) -> int:
+        ranked = self.ranked_discards(view)
+        return ranked[0] if ranked else super().discard(view)

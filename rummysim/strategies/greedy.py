@@ -19,7 +19,7 @@ from rummysim.cards import card_points, highest_card, iter_cards
 from rummysim.moves import Meld, Pile, Play
 from rummysim.rules import Rules
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
-from rummysim.strategies.tactics import fitting_cards, lay_off_all, leaves_legal_holding
+from rummysim.strategies.tactics import discardable, fitting_cards, lay_off_all, leaves_legal_holding
 
 
 def takes_discard(holding: int, top: int, *, fits: int, arr: Arranger) -> bool:
@@ -56,7 +56,7 @@ def plan_plays(
 
 def choose_discard(holding: int, *, taken: int | None, rules: Rules, arr: Arranger) -> int:
     """Return greedy's discard: the highest deadwood card other than `taken` (R4.3, R4.5)."""
-    allowed = holding & ~(1 << taken) if taken is not None else holding
+    allowed = discardable(holding, taken)
     dead = arr.deadwood_cards(holding) & allowed
     if dead:
         return highest_card(dead, ace_value=rules.ace_value)

@@ -136,16 +136,9 @@ class MonteCarlo(Cautious):
         return Pile.DISCARD if choices[self._better(rewards)] else Pile.STOCK
 
     def discard(self, view: PlayerView) -> int:
-        arr = self._arrange(view.rules)
-        allowed = view.holding & ~(1 << view.taken) if view.taken is not None else view.holding
-        dead = arr.deadwood_cards(view.holding) & allowed
-        if not dead:
-            return super().discard(view)
-        unseen = FULL_DECK & ~view.holding & ~self.seen & ~sum(1 << c for c in view.discard_pile)
-        options = sorted(iter_cards(dead), key=lambda c: (self.keep_score(c, view, unseen), c), reverse=True)
-        options = options[: self.candidates]
-        if len(options) == 1:
-            return options[0]
+        options = self.ranked_discards(view)[: self.candidates]
+        if len(options) <= 1:
+            return options[0] if options else super().discard(view)
         rewards: list[list[float]] = [[] for _ in options]
         for _ in range(self.samples):
             base = self.determinize(view)

@@ -50,6 +50,11 @@ def lay_off_all(holding: int, table: list[int], ace: Ace) -> tuple[list[LayOff],
     return plays, holding
 
 
+def discardable(holding: int, taken: int | None) -> int:
+    """Return the cards of a holding that may be discarded: all but one just taken (R4.5)."""
+    return holding & ~(1 << taken) if taken is not None else holding
+
+
 def leaves_legal_holding(holding: int, *, n_played: int, rules: Rules, taken: int | None) -> bool:
     """Return True if plays leaving this holding are allowed (R4.7, R7.2)."""
     if not n_played:
