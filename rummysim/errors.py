@@ -7,6 +7,15 @@ any other exception is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
+
+def nearest(word: object, choices: Iterable[str]) -> str | None:
+    """Return the valid choice closest to a misspelt word, if any is close (for error hints)."""
+    close = difflib.get_close_matches(str(word), list(choices), n=1)
+    return close[0] if close else None
+
 
 class RummysimError(Exception):
     """Base class of every error rummysim raises on bad input or a bad move."""

@@ -10,7 +10,6 @@ until the whole file is valid.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import itertools
 import json
@@ -22,7 +21,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from rummysim.errors import ConfigError
+from rummysim.errors import ConfigError, nearest
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
 
@@ -138,8 +137,8 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 
 def _suggest(key: str, valid: Sequence[str]) -> str:
-    close = difflib.get_close_matches(str(key), list(valid), n=1)
-    return f"did you mean {close[0]!r}?" if close else f"valid keys are {', '.join(valid)}"
+    close = nearest(key, valid)
+    return f"did you mean {close!r}?" if close else f"valid keys are {', '.join(valid)}"
 
 
 def _check_keys(data: Mapping[str, Any], valid: Sequence[str], path: str, where: str) -> None:

@@ -18,7 +18,6 @@ rummysim.errors.ConfigError: cards_dealt: 4 players x 13 cards need 52 cards and
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
@@ -26,7 +25,7 @@ from typing import Any
 
 from rummysim.cards import N_CARDS
 from rummysim.compat import StrEnum
-from rummysim.errors import ConfigError
+from rummysim.errors import ConfigError, nearest
 
 
 class Ace(StrEnum):
@@ -135,8 +134,8 @@ class Rules:
         """Return a copy with some fields changed, validated again."""
         for key in changes:
             if key not in FIELDS:
-                close = difflib.get_close_matches(key, FIELDS, n=1)
-                hint = f"did you mean {close[0]!r}?" if close else f"settings are {', '.join(FIELDS)}"
+                close = nearest(key, FIELDS)
+                hint = f"did you mean {close!r}?" if close else f"settings are {', '.join(FIELDS)}"
                 raise ConfigError(f"{key}: not a rule setting; {hint}")
         return dataclasses.replace(self, **changes)
 

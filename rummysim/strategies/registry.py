@@ -13,7 +13,6 @@ a `ConfigError` that lists the valid ones.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -26,7 +25,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from rummysim.errors import ConfigError
+from rummysim.errors import ConfigError, nearest
 from rummysim.seeding import strategy_rng
 from rummysim.strategies.base import Strategy
 
@@ -51,8 +50,8 @@ def _plugins() -> dict[str, Any]:
 
 
 def _nearest(word: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(word, choices, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = nearest(word, choices)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 def _check_class(obj: Any, where: str) -> type[Strategy]:
