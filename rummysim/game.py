@@ -9,10 +9,10 @@ unfinished, after `stall_after_hands` stalled hands in a row (R10.2).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from rummysim.engine import play_hand
+from rummysim.engine import HandResult, play_hand
 from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.rules import Rules
@@ -49,6 +49,7 @@ def play_game(
     trace: bool = False,
     audit: bool = False,
     time_limit: float | None = None,
+    on_hand: Callable[[HandResult], None] | None = None,
 ) -> GameResult:
     """Play one game to its end (R11) and return its records.
 
@@ -56,6 +57,8 @@ def play_game(
     is built with the stream of (`seed`, `game`, seat). Every deal and shuffle comes from
     (`seed`, `game`, hand) (see `rummysim.seeding`). `rules` defaults to basic rummy
     for the number of players. `trace`, `audit` and `time_limit` are passed to `play_hand`.
+    `on_hand` is called with each hand's `HandResult` as the hand ends (`rummysim.replay`
+    watches a game through it); it never changes a result.
     """
     if rules is None:
         rules = Rules(n_players=len(players))
@@ -75,6 +78,8 @@ def play_game(
             bots, rules=rules, dealer=dealer, scores=scores, seed=seed, game=game, hand=hand,
             names=labels, trace=trace, audit=audit, time_limit=time_limit,
         )  # fmt: skip
+        if on_hand is not None:
+            on_hand(result)
         hands.extend(result.records)
         turns.extend(result.turns)
         hand += 1

@@ -34,6 +34,8 @@ LAYERS = {
     "report": 5,
     "replay": 5,
     "terminal": 5,
+    "render": 5,
+    "session": 5,
     "cli": 6,
     "__main__": 6,
     "__init__": 7,
