@@ -1,0 +1,406 @@
+"""A person at the terminal as a player: the table drawn for them, their moves typed as card codes.
+
+`Human` is a `Strategy` like any bot, so the game goes through the normal engine and
+its rules are enforced exactly. Its three decisions read commands (``draw stock``,
+``meld 7H 8H 9H``, ``layoff 6C``, ``discard KD``) and check each one with the same pure
+rules the engine uses (`rummysim.moves`): a bad command is answered with the rule it
+breaks and the same prompt again, so the engine only ever receives legal moves. Melds
+and lay-offs stay on the player's side until the discard ends the turn (``undo`` takes
+one back); `hint` says what `greedy` would do. `quit`, the end of the input or Ctrl-C
+raise `EndSession`, which the engine does not report as a bot's crash.
+
+`rummysim.session` runs a whole game with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rummysim.cards import card_code, parse_card, parse_cards
+from rummysim.errors import RummysimError, nearest
+from rummysim.melds import can_lay_off, meld_text
+from rummysim.moves import (
+    Event,
+    HandEnded,
+    HandStarted,
+    LayOff,
+    Meld,
+    Pile,
+    Play,
+    Rejected,
+    StockRebuilt,
+    apply_plays,
+    check_discard,
+    check_draw,
+)
+from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
+from rummysim.rules import Rules
+from rummysim.strategies.base import PlayerView, Strategy, TableMeld
+from rummysim.strategies.greedy import Greedy
+
+Reader = Callable[[str], str]
+"""Show a prompt and return the line typed; raise `EOFError` at the end of the input (like `input`)."""
+Writer = Callable[[str], None]
+
+HELP = """\
+Commands (card codes: rank A 2-9 T or 10 J Q K, then suit C D H S; 7H, 10D, KS):
+  draw stock            draw the top card of the stock (face down)            R4.1
+  draw discard          take the top card of the discard pile                 R4.1
+  meld 7H 8H 9H         meld 3+ cards: a group of one rank or a sequence      R5
+  layoff 6C [2]         add a card to a meld on the table (its number if      R6
+                        the card fits more than one); several: layoff 6C 7C
+  undo                  take back this turn's last meld or lay-off
+  discard KD            discard a card face up; this ends your turn           R4.3
+  hint                  what the greedy bot would do now
+  table                 show the table again
+  help                  this list
+  quit                  stop the game
+A turn: draw one card, meld and lay off as you like, then discard one card. You may
+not discard a card you took from the discard pile this turn (R4.5). Play your last
+card (by meld, lay-off or discard) to go out and score the others' cards (R7, R8).
+"""
+
+COMMANDS = ("draw", "meld", "layoff", "undo", "discard", "hint", "table", "help", "quit")
+_ALIASES = {"lay": "layoff", "lo": "layoff", "m": "meld", "?": "help", "h": "help", "exit": "quit", "show": "table"}
+
+
+class EndSession(BaseException):
+    """The player quit or the input ended: stop the game.
+
+    A `BaseException`, like `KeyboardInterrupt`, so that the engine (which reports any
+    `Exception` from a strategy as the bot's crash) lets it through to the session.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Retry(Exception):
+    """A command that can not be done now; the message says why, and the prompt comes again."""
+
+
+def _after(view: PlayerView, plays: Sequence[Play]) -> tuple[int, tuple[TableMeld, ...]]:
+    """Return the holding and the table once `plays` (already checked) are made."""
+    holding, table = view.holding, list(view.table)
+    for play in plays:
+        if isinstance(play, Meld):
+            holding ^= play.cards
+            table.append(TableMeld(play.cards, view.seat))
+        else:
+            holding ^= 1 << play.card
+            meld = table[play.meld]
+            table[play.meld] = meld._replace(
+                cards=meld.cards | 1 << play.card, laid_off=(*meld.laid_off, (play.card, view.seat))
+            )
+    return holding, tuple(table)
+
+
+class Human(Strategy):
+    """A person at the terminal: reads commands, checks them by the rules, draws the table."""
+
+    name = "human"
+    description = "a person typing moves at the terminal"
+
+    def __init__(self, *, read: Reader, write: Writer, who: Sequence[str], rules: Rules, seat: int = 0) -> None:
+        super().__init__()
+        self.read, self.write, self.who, self.rules, self.seat = read, write, list(who), rules, seat
+        self.scores = [0] * rules.n_players
+        self._greedy = Greedy()
+        self._discard: int | None = None
+
+    # -- the three decisions -------------------------------------------------------------
+    def draw(self, view: PlayerView) -> Pile:
+        """Ask for ``draw stock`` or ``draw discard`` (R4.1, R4.6)."""
+        self.write("")
+        self.write(f"--- hand {view.hand + 1}, turn {view.turn + 1}: your turn ---")
+        self.show(view, view.holding, view.table)
+        top = view.top_discard
+        self.write(
+            f"Draw a card: draw stock, or draw discard to take {card_code(top)}."
+            if top is not None
+            else "Draw a card: draw stock (the discard pile is empty, R4.6)."
+        )
+        while True:
+            words = self._command("draw> ", view, [])
+            if words is None:
+                continue
+            try:
+                return self._draw(words, view)
+            except _Retry as retry:
+                self.write(str(retry))
+            except Exception as error:  # a bug here must not lose the player's game
+                self.write(_sorry(error))
+
+    def play(self, view: PlayerView) -> list[Play]:
+        """Ask for melds and lay-offs until a discard ends the turn or the holding is empty (R4.2-R4.4)."""
+        assert view.drawn is not None
+        how = "took" if view.taken is not None else "drew"
+        pile = "discard pile" if view.taken is not None else "stock"
+        self.write(f"You {how} {card_code(view.drawn)} from the {pile}.")
+        self.write(f"Your holding: {holding_text(view.holding)}")
+        self.write("Meld and lay off if you like, then discard a card: meld 7H 8H 9H, layoff 6C, discard KD.")
+        plays: list[Play] = []
+        while True:
+            words = self._command("play> ", view, plays)
+            if words is None:
+                continue
+            try:
+                done = self._play(words, view, plays)
+            except _Retry as retry:
+                self.write(str(retry))
+                continue
+            except Exception as error:  # a bug here must not lose the player's game
+                self.write(_sorry(error))
+                continue
+            if done:
+                return plays
+
+    def discard(self, view: PlayerView) -> int:
+        """Return the card chosen with ``discard`` at the play prompt (checked there, R4.3, R4.5)."""
+        card, self._discard = self._discard, None
+        if card is None:  # never: play() returns only after a discard or with an empty holding
+            raise RummysimError("the terminal player has no discard chosen")
+        return card
+
+    def observe(self, event: Event) -> None:
+        """Tell the player what the other seats do, and how each hand ends."""
+        if isinstance(event, HandStarted):
+            self.write("")
+            first = (event.dealer + 1) % self.rules.n_players
+            plays_first = "you play first" if first == self.seat else f"{self.who[first]} plays first"
+            deals = "you deal" if event.dealer == self.seat else f"{self.who[event.dealer]} deals"
+            self.write(f"=== hand {event.hand + 1}: {deals}, {plays_first} ===")
+        elif isinstance(event, HandEnded):
+            if event.winner is not None:
+                self.scores[event.winner] += event.points
+            self.write("")
+            self.write(f"=== end of the hand: {ending_lines(event, self.who, ace_value=None, you=self.seat)[0]} ===")
+            for line in ending_lines(event, self.who, ace_value=self.rules.ace_value, you=self.seat)[1:]:
+                self.write(line)
+            self.write(f"Scores: {scores_text(self.scores, self.who)}{self._target()}")
+        elif isinstance(event, StockRebuilt) or event.seat != self.seat:
+            self.write(event_line(event, self.who, you=self.seat))
+
+    # -- drawing the table ---------------------------------------------------------------
+    def show(self, view: PlayerView, holding: int, table: Sequence[TableMeld]) -> None:
+        """Write the table: melds with their owners, the piles, the others' cards, scores, the holding."""
+        self.write("Table:")
+        for line in table_lines(table, self.who):
+            self.write(f"  {line}")
+        piles = piles_text(view.discard_pile, view.stock_size)
+        self.write(piles[:1].upper() + piles[1:])
+        others = [f"{self.who[s]} {n}" for s, n in enumerate(view.holding_sizes) if s != self.seat]
+        self.write(f"Cards held: {', '.join(others)}")
+        self.write(f"Scores: {scores_text(view.scores, self.who)}{self._target()}")
+        self.write(f"Your holding: {holding_text(holding)}")
+
+    def _target(self) -> str:
+        parts = []
+        if self.rules.target_score is not None:
+            parts.append(f"first to {self.rules.target_score} points wins")
+        if self.rules.max_hands is not None:
+            parts.append(f"at most {self.rules.max_hands} hands")
+        return f" ({'; '.join(parts)})"
+
+    # -- commands --------------------------------------------------------------------------
+    def _read(self, prompt: str) -> str:
+        try:
+            return self.read(prompt)
+        except EOFError:
+            raise EndSession("the input ended") from None
+        except KeyboardInterrupt:
+            raise EndSession("interrupted") from None
+
+    def _command(self, prompt: str, view: PlayerView, plays: list[Play]) -> list[str] | None:
+        """Read a line; answer help, hint, table and quit here; return the words of any other command."""
+        words = self._read(prompt).split()
+        if not words:
+            self.write("Type a command, or help for the list.")
+            return None
+        word = words[0].lower()
+        word = _ALIASES.get(word, word)
+        if word == "layoff" and words[0].lower() == "lay" and len(words) > 1 and words[1].lower() == "off":
+            words = words[1:]
+        if word == "help":
+            self.write(HELP.rstrip("\n"))
+        elif word == "quit":
+            raise EndSession("you quit")
+        elif word == "table":
+            holding, table = _after(view, plays)
+            self.show(view, holding, table)
+        elif word == "hint":
+            self.write(f"Hint: greedy would {self._hint(view, plays)}.")
+        elif word in COMMANDS:
+            return [word, *words[1:]]
+        else:
+            close = nearest(word, COMMANDS)
+            guess = f": did you mean {close}?" if close else "."
+            self.write(f"Unknown command {words[0]!r}{guess} Type help for the commands.")
+        return None
+
+    def _draw(self, words: list[str], view: PlayerView) -> Pile:
+        command, args = words[0], [w.lower() for w in words[1:]]
+        if command != "draw":
+            raise _Retry("Draw first: a turn starts by drawing a card from the stock or the discard pile (R4.1).")
+        top = view.top_discard
+        if args in (["stock"], ["s"]):
+            pile = Pile.STOCK
+        elif args in (["discard"], ["d"], ["pile"]) or (top is not None and args == [card_code(top).lower()]):
+            pile = Pile.DISCARD
+        elif len(args) == 1 and _is_card(args[0]):
+            raise _Retry(f"{args[0].upper()} is not on top of the discard pile; draw stock or draw discard (R4.1).")
+        else:
+            raise _Retry("Draw from where? Type draw stock or draw discard (R4.1).")
+        try:
+            return check_draw(pile, discard_pile_size=len(view.discard_pile))
+        except Rejected as rejected:
+            raise _Retry(_not_allowed(rejected)) from None
+
+    def _play(self, words: list[str], view: PlayerView, plays: list[Play]) -> bool:
+        """Do one command of the play phase; return True when the turn's plays are final."""
+        command, args = words[0], words[1:]
+        if command == "draw":
+            raise _Retry("You have drawn this turn (R4.1): now meld, lay off, or discard a card to end your turn.")
+        if command == "undo":
+            if not plays:
+                raise _Retry("Nothing to undo: you have not melded or laid off this turn.")
+            undone = plays.pop()
+            self.write(f"Taken back: {_command_for(undone, _after(view, plays)[1], self.rules)}.")
+            self._show_holding(view, plays)
+            return False
+        if not args:
+            raise _Retry(f"{command.capitalize()} what? For example: {_EXAMPLES[command]}.")
+        holding, table = _after(view, plays)
+        if command == "discard":
+            if len(args) != 1:
+                raise _Retry("Discard one card: for example discard KD (R4.3).")
+            card = _card(args[0])
+            try:
+                self._discard = check_discard(card, holding=holding, taken=view.taken)
+            except Rejected as rejected:
+                raise _Retry(_not_allowed(rejected, mine=True)) from None
+            return True
+        new = [Meld(_cards(" ".join(args)))] if command == "meld" else self._lay_offs(args, holding, table)
+        try:
+            apply_plays(
+                [*plays, *new], holding=view.holding, table=view.table_masks, rules=self.rules, taken=view.taken
+            )
+        except Rejected as rejected:
+            raise _Retry(_not_allowed(rejected, mine=True)) from None
+        for play in new:
+            plays.append(play)
+            holding, table = _after(view, plays)
+            self.write(f"You {'meld' if isinstance(play, Meld) else 'lay off'} {_play_text(play, table)}.")
+        if not holding:
+            return True  # gone out by a meld or lay-off: no discard (R4.4, R7.1)
+        self._show_holding(view, plays)
+        return False
+
+    def _lay_offs(self, args: list[str], holding: int, table: tuple[TableMeld, ...]) -> list[Play]:
+        """Return the lay-offs of ``layoff CARD [CARD ...] [MELD]``, finding the meld each card fits (R6.1)."""
+        args = [a for a in args if a.lower() != "on"]
+        number = None
+        if args and args[-1].isdigit():
+            number = int(args.pop())
+            if not 1 <= number <= len(table):
+                valid = f"[1] to [{len(table)}]" if table else "none yet"
+                raise _Retry(f"There is no meld [{number}]; the melds on the table are {valid} (R6.1).")
+        if not args:
+            raise _Retry("Lay off which card? For example: layoff 6C (R6.1).")
+        cards = [_card(a) for a in args]
+        melds = [m.cards for m in table]
+        lay_offs: list[Play] = []
+        for card in cards:
+            if not holding >> card & 1:
+                raise _Retry(f"Not allowed: {card_code(card)} is not in your holding (R6.1).")
+            if number is not None:
+                target = number - 1
+                if not can_lay_off(melds[target], card, self.rules.ace):
+                    raise _Retry(f"Not allowed: {card_code(card)} does not fit meld [{number}] "
+                                 f"{meld_text(melds[target])} (R6.1).")  # fmt: skip
+            else:
+                fits = [i for i, m in enumerate(melds) if can_lay_off(m, card, self.rules.ace)]
+                if not fits:
+                    raise _Retry(
+                        f"Not allowed: {card_code(card)} fits no meld on the table: a lay-off is the fourth card "
+                        "of a group or extends a sequence at either end (R6.1)."
+                    )
+                if len(fits) > 1:
+                    choices = " or ".join(f"layoff {card_code(card)} {i + 1}" for i in fits)
+                    raise _Retry(f"{card_code(card)} fits more than one meld; say which: {choices}.")
+                target = fits[0]
+            lay_offs.append(LayOff(card, target))
+            holding ^= 1 << card
+            melds[target] |= 1 << card
+        return lay_offs
+
+    def _show_holding(self, view: PlayerView, plays: list[Play]) -> None:
+        holding, _ = _after(view, plays)
+        self.write(f"Your holding: {holding_text(holding)}")
+
+    def _hint(self, view: PlayerView, plays: list[Play]) -> str:
+        """Return what greedy would do from here, as the commands to type."""
+        if view.drawn is None:
+            pile = self._greedy.draw(view)
+            top = view.top_discard
+            return "draw stock" if pile is Pile.STOCK or top is None else f"draw discard (take {card_code(top)})"
+        holding, table = _after(view, plays)
+        now = view._replace(holding=holding, table=table)
+        steps = [m for m in self._greedy.play(now) if m is not None]
+        after, final = _after(now, steps)
+        said = [_command_for(step, _after(now, steps[:i])[1], self.rules) for i, step in enumerate(steps)]
+        if after:
+            card = self._greedy.discard(now._replace(holding=after, table=final))
+            said.append(f"discard {card_code(card)}")
+        return ", then ".join(said)
+
+
+_EXAMPLES = {"meld": "meld 7H 8H 9H", "layoff": "layoff 6C", "discard": "discard KD"}
+
+
+def _sorry(error: Exception) -> str:
+    return f"Sorry, that command failed ({type(error).__name__}: {error}); the game goes on, please try another."
+
+
+def _is_card(text: str) -> bool:
+    try:
+        parse_card(text)
+    except RummysimError:
+        return False
+    return True
+
+
+def _card(text: str) -> int:
+    try:
+        return parse_card(text)
+    except RummysimError as error:
+        raise _Retry(f"Not a card: {error}.") from None
+
+
+def _cards(text: str) -> int:
+    try:
+        return parse_cards(text)
+    except RummysimError as error:
+        raise _Retry(f"Not a card: {error}.") from None
+
+
+def _not_allowed(rejected: Rejected, *, mine: bool = False) -> str:
+    reason = rejected.reason.replace("the holding", "your holding") if mine else rejected.reason
+    return f"Not allowed: {reason} ({rejected.rule})."
+
+
+def _play_text(play: Play, table: Sequence[TableMeld]) -> str:
+    if isinstance(play, Meld):
+        number = next(i for i, m in enumerate(table) if m.cards == play.cards) + 1
+        return f"{meld_text(play.cards)} as meld [{number}]"
+    return f"{card_code(play.card)} on meld [{play.meld + 1}] {meld_text(table[play.meld].cards)}"
+
+
+def _command_for(play: Play, table: Sequence[TableMeld], rules: Rules) -> str:
+    """Return the command that makes a play on `table`: ``meld 7H 8H 9H`` or ``layoff 6C 2``."""
+    if isinstance(play, Meld):
+        return f"meld {meld_text(play.cards)}"
+    fits = [i for i, m in enumerate(table) if can_lay_off(m.cards, play.card, rules.ace)]
+    number = f" {play.meld + 1}" if len(fits) > 1 else ""
+    return f"layoff {card_code(play.card)}{number}"
