@@ -128,7 +128,14 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     if not hands:
         raise ConfigError(f"--game {game}: no rows of condition {condition} in {folder / 'hands.parquet'}")
     _check_index(hand, hands, "--hand", f"game {game} of condition {condition}")
-    rules = Rules(**spec["rules"])
+    try:
+        rules = Rules(**spec["rules"])
+    except TypeError as error:  # a manifest written by another version of rummysim
+        version = manifest.get("rummysim_version")
+        raise ConfigError(
+            f"{folder / MANIFEST}: the rules of condition {condition} are not those of this rummysim ({error}); "
+            f"it was written by rummysim {version}"
+        ) from None
     players = tuple(spec["players"])
     if seat is not None:
         _check_index(seat, range(rules.n_players), "--seat", f"a table of {rules.n_players} players")

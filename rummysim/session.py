@@ -127,10 +127,11 @@ def _rules_text(rules: Rules) -> str:
     basic = Rules(n_players=rules.n_players).to_dict()
     changed = [f"{k}={v}" for k, v in rules.to_dict().items() if basic[k] != v]
     variant = f"basic rummy with {', '.join(changed)}" if changed else "basic rummy"
+    hands = f"{rules.max_hands} hand{'s' if rules.max_hands != 1 else ''}"
     if rules.max_hands is None:
         end = f"the first to {rules.target_score} points wins (R11.1)"
     elif rules.target_score is None:
-        end = f"the most points after {rules.max_hands} hands wins (R11.2)"
+        end = f"the most points after {hands} wins (R11.2)"
     else:
-        end = f"the first to {rules.target_score} points wins, or the most points after {rules.max_hands} hands (R11)"
+        end = f"the first to {rules.target_score} points wins, or the most points after {hands} (R11)"
     return f"{variant}; {rules.n_dealt} cards each; {end}"

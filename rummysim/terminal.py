@@ -200,7 +200,8 @@ class Human(Strategy):
         if self.rules.target_score is not None:
             parts.append(f"first to {self.rules.target_score} points wins")
         if self.rules.max_hands is not None:
-            parts.append(f"at most {self.rules.max_hands} hands")
+            n = self.rules.max_hands
+            parts.append(f"at most {n} hand{'s' if n != 1 else ''}")
         return f" ({'; '.join(parts)})"
 
     # -- commands --------------------------------------------------------------------------
