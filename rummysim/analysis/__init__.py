@@ -1,0 +1,149 @@
+"""Statistics of a finished run: every condition's metrics and the planned comparisons.
+
+>>> from rummysim.analysis import analyze            # doctest: +SKIP
+>>> analysis = analyze(load_results("results/acehigh"))  # doctest: +SKIP
+>>> analysis.metrics_table()                         # doctest: +SKIP
+
+Formulas and sources: docs/metrics.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from rummysim.analysis.compare import Comparison, compare, holm, plan
+from rummysim.analysis.estimates import Estimate, wilson
+from rummysim.analysis.frames import game_frame, strategy_counts, trajectories
+from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, summarize_condition
+from rummysim.tables import Results
+
+__all__ = ["DESCRIPTIONS", "Analysis", "Comparison", "ConditionSummary", "Estimate", "analyze", "wilson"]
+
+DESCRIPTIONS: dict[str, str] = {
+    "first_seat_advantage_hand": "win share of the seat that plays first in a hand, less 1/n (R3.4)",
+    "first_seat_advantage_game": "win share of the seat that plays first in a game's first hand, less 1/n",
+    "balance_hand": "1 - the largest gap between two positions' hand win shares",
+    "balance_game": "1 - the largest gap between two start positions' game win shares",
+    "order": "(w - 1/n) / (1 - 1/n) for the stronger strategy: how much skill shows",
+    **{k: v[2] for k, v in RATIOS.items()},
+    **{k: v[2] for k, v in PROPORTIONS.items()},
+}
+
+
+@dataclass
+class Analysis:
+    """The metrics of every condition of a run and its planned comparisons."""
+
+    experiment: dict[str, Any]
+    conditions: list[ConditionSummary]
+    comparisons: list[Comparison]
+    frames: dict[str, pd.DataFrame]
+    trajectories: dict[str, pd.DataFrame]
+
+    @property
+    def question(self) -> str:
+        return str(self.experiment.get("question") or self.experiment["name"])
+
+    def condition(self, name: str) -> ConditionSummary:
+        return next(c for c in self.conditions if c.name == name)
+
+    def metrics_table(self) -> pd.DataFrame:
+        """Return one row per condition x metric: value, low, high, n (a tidy table)."""
+        rows = []
+        for c in self.conditions:
+            for metric, e in c.metrics.items():
+                rows.append({"condition": c.name, "metric": metric, "value": e.value, "low": e.low, "high": e.high,
+                             "n": e.n})  # fmt: skip
+            for s in c.strategies:
+                if c.stronger is not None:
+                    rows.append({"condition": c.name, "metric": f"order:{s.strategy}", "value": s.order.value,
+                                 "low": s.order.low, "high": s.order.high, "n": s.order.n})  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def seats_table(self) -> pd.DataFrame:
+        """Return one row per condition x level x position: the seat win share and its interval."""
+        rows = []
+        for c in self.conditions:
+            for level, shares in (("hand", c.seat_hand), ("game", c.seat_game)):
+                for position, e in enumerate(shares):
+                    rows.append({"condition": c.name, "level": level, "position": position, "n_players": c.n_players,
+                                 "share": e.value, "low": e.low, "high": e.high, "n": e.n})  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def strategies_table(self) -> pd.DataFrame:
+        """Return one row per condition x strategy: game win share, per seat, and Order."""
+        rows = []
+        for c in self.conditions:
+            for s in c.strategies:
+                rows.append({"condition": c.name, "strategy": s.strategy, "seats": s.seats, "n_players": c.n_players,
+                             "share": s.share.value, "share_low": s.share.low, "share_high": s.share.high,
+                             "per_seat": s.per_seat.value, "order": s.order.value, "order_low": s.order.low,
+                             "order_high": s.order.high, "games": s.share.n})  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def uniformity_table(self) -> pd.DataFrame:
+        """Return the chi-square tests of uniform seats per condition and level."""
+        rows = []
+        for c in self.conditions:
+            for level, u in (("hand", c.uniform_hand), ("game", c.uniform_game)):
+                rows.append({"condition": c.name, "level": level, "chi2": u.chi2, "df": c.n_players - 1, "p": u.p,
+                             "cohens_w": u.w, "n": u.n})  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def comparisons_table(self) -> pd.DataFrame:
+        """Return one row per comparison x metric: the difference, its interval, test and verdict."""
+        rows = []
+        for comp in self.comparisons:
+            for metric, e in comp.differences.items():
+                test = comp.tests.get(metric)
+                rows.append({
+                    "reference": comp.reference, "other": comp.other, "paired": comp.paired, "metric": metric,
+                    "difference": e.value, "low": e.low, "high": e.high, "games": e.n,
+                    "test": test.method if test else "", "p": test.p if test else float("nan"),
+                    "p_holm": test.p_holm if test else float("nan"), "verdict": comp.verdict(metric),
+                })  # fmt: skip
+            seat_test = comp.tests.get("seat_distribution_game")
+            if seat_test is not None:
+                rows.append({
+                    "reference": comp.reference, "other": comp.other, "paired": comp.paired,
+                    "metric": "seat_distribution_game", "difference": float("nan"), "low": float("nan"),
+                    "high": float("nan"), "games": comp.games, "test": seat_test.method, "p": seat_test.p,
+                    "p_holm": seat_test.p_holm,
+                    "verdict": "differs after Holm's correction" if seat_test.p_holm < 0.05 else "no difference shown",
+                })  # fmt: skip
+        return pd.DataFrame(rows)
+
+
+def analyze(results: Results, *, seed: int | None = None) -> Analysis:
+    """Return the metrics of every condition of a run and its planned comparisons.
+
+    Bootstrap intervals use a seed derived from the experiment's own, so the same tables
+    always give the same report.
+    """
+    experiment = results.manifest["experiment"]
+    seed = int(experiment.get("seed", 0)) if seed is None else seed
+    hands, games = results.hands, results.games
+    frames, summaries, paths = {}, {}, {}
+    hands_by = dict(tuple(hands.groupby("condition", sort=False)))
+    games_by = dict(tuple(games.groupby("condition", sort=False)))
+    for spec in experiment["conditions"]:
+        name = spec["name"]
+        if name not in games_by:
+            continue
+        n = int(spec["rules"]["n_players"])
+        frame = game_frame(hands_by[name], games_by[name], n_players=n)
+        frames[name] = frame
+        paths[name] = trajectories(hands_by[name], frame)
+        summaries[name] = summarize_condition(
+            frame, name=name, n_players=n, lineup=strategy_counts(spec["players"]), seed=seed
+        )
+    comparisons = [
+        compare((summaries[a], frames[a]), (summaries[b], frames[b]), paired=paired, seed=seed)
+        for a, b, paired in plan(experiment["conditions"])
+        if a in summaries and b in summaries
+    ]
+    holm(comparisons)
+    return Analysis(experiment, list(summaries.values()), comparisons, frames, paths)

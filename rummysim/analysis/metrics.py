@@ -1,0 +1,168 @@
+"""The metrics of one condition: fairness, skill, and how its hands and games go.
+
+Formulas and sources are in docs/metrics.md. In short, with n seats:
+
+- seat win share r_p: the share of decided hands won from position p (hand level), or
+  of decided games won by the seat that started at position p (game level); Wilson 95%.
+- first-seat advantage r_0 - 1/n; Balance 1 - max |r_a - r_b|; a chi-square test of
+  uniform seats (scipy) with Cohen's effect size w = sqrt(chi2 / N).
+- strategy win share w per seat it holds, and Order (w - 1/n) / (1 - 1/n).
+- means over hands (points, turns, endings, rummies) are ratios of per-game sums with a
+  bootstrap over whole games; per-game means (game length, lead changes) likewise.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from rummysim.analysis.estimates import Estimate, bootstrap, ratio_estimate, wilson
+from rummysim.analysis.frames import ENDINGS
+
+RATIOS: dict[str, tuple[str, str, str]] = {
+    # metric: (numerator column, denominator column, what it is)
+    "points_per_hand": ("points", "hands", "points scored per hand (R8), stalled hands count 0"),
+    "turns_per_hand": ("turns", "hands", "turns per hand, all seats"),
+    **{f"ended_by_{e}": (f"end_{e}", "hands", f"share of hands ended by {e.replace('_', '-')}") for e in ENDINGS},
+    "rummy_rate": ("rummies", "decided_hands", "share of decided hands won by going rummy (R8.3)"),
+    "rummy_point_share": ("rummy_points", "points", "share of all points scored by rummy hands"),
+    "hands_per_game": ("n_hands", "one", "hands per game (R11)"),
+    "lead_changes": ("lead_changes", "one", "lead changes per game"),
+}
+PROPORTIONS: dict[str, tuple[str, str, str]] = {
+    "comeback_rate": ("comeback", "decided", "share of decided games won by a seat behind at half-time"),
+    "tied_games": ("tied", "all", "share of games tied for first (R11)"),
+    "stalled_games": ("stalled", "all", "share of games ended unfinished (R10.2)"),
+}
+
+
+def seed_for(*names: object, base: int = 0) -> int:
+    """Return a stable bootstrap seed for a metric, so a report is the same every time."""
+    return (base * 1_000_003 + zlib.crc32("|".join(map(str, names)).encode())) % 2**32
+
+
+@dataclass(frozen=True)
+class Uniformity:
+    """A chi-square test that every seat wins equally often, with its effect size."""
+
+    chi2: float
+    p: float
+    w: float
+    """Cohen's w = sqrt(chi2 / N): 0.1 small, 0.3 medium, 0.5 large."""
+    n: int
+
+
+@dataclass(frozen=True)
+class StrategyShare:
+    """How often one strategy of a lineup won games, per seat it holds, and its Order."""
+
+    strategy: str
+    seats: int
+    share: Estimate
+    """Games won by any seat of this strategy, over decided games."""
+    per_seat: Estimate
+    order: Estimate
+    """(per_seat - 1/n) / (1 - 1/n): 0 when skill does not show, 1 when it always wins."""
+
+
+@dataclass
+class ConditionSummary:
+    """Every metric of one condition."""
+
+    name: str
+    n_players: int
+    games: int
+    decided_games: int
+    hands: int
+    decided_hands: int
+    seat_hand: list[Estimate]
+    seat_game: list[Estimate]
+    uniform_hand: Uniformity
+    uniform_game: Uniformity
+    strategies: list[StrategyShare]
+    metrics: dict[str, Estimate] = field(default_factory=dict)
+
+    @property
+    def stronger(self) -> StrategyShare | None:
+        """Return the strategy with the highest win share per seat, if the lineup mixes strategies."""
+        if len(self.strategies) < 2:
+            return None
+        return max(self.strategies, key=lambda s: s.per_seat.value)
+
+
+def uniformity(counts: np.ndarray) -> Uniformity:
+    """Return the chi-square test of equal win counts across seats (scipy)."""
+    total = int(counts.sum())
+    if total == 0:
+        return Uniformity(float("nan"), float("nan"), float("nan"), 0)
+    result = stats.chisquare(counts)
+    return Uniformity(float(result.statistic), float(result.pvalue), float(np.sqrt(result.statistic / total)), total)
+
+
+def balance(*indicators: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Return 1 - (max - min) of the seats' win shares; one 0/1 column per seat, one row per game."""
+    shares = np.stack([np.mean(x, axis=axis) for x in indicators])
+    return 1.0 - (shares.max(axis=0) - shares.min(axis=0))
+
+
+def hand_balance(decided: np.ndarray, *won: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Return Balance at hand level from per-game counts of hands won at each position."""
+    total = np.sum(decided, axis=axis)
+    shares = np.stack([np.sum(x, axis=axis) / total for x in won])
+    return 1.0 - (shares.max(axis=0) - shares.min(axis=0))
+
+
+def winner_indicators(frame: pd.DataFrame, n: int) -> list[np.ndarray]:
+    """Return, per start position, a 0/1 column over decided games: that position won."""
+    start = frame.loc[frame["decided"], "winner_start"].to_numpy()
+    return [(start == p).astype(float) for p in range(n)]
+
+
+def summarize_condition(
+    frame: pd.DataFrame, *, name: str, n_players: int, lineup: dict[str, int], seed: int = 0
+) -> ConditionSummary:
+    """Return the metrics of one condition from its `game_frame`."""
+    n = n_players
+    decided = frame[frame["decided"]]
+    hand_counts = np.array([frame[f"hands_won_{p}"].sum() for p in range(n)])
+    n_decided_hands = int(frame["decided_hands"].sum())
+    game_counts = np.array([(decided["winner_start"] == p).sum() for p in range(n)])
+    strategies = []
+    for label, seats in lineup.items():
+        share = wilson(int((decided["winner_strategy"] == label).sum()), len(decided))
+        per_seat = share.shifted(0.0, scale=1.0 / seats)
+        order = per_seat.shifted(-1.0 / n, scale=1.0 / (1.0 - 1.0 / n))
+        strategies.append(StrategyShare(label, seats, share, per_seat, order))
+    summary = ConditionSummary(
+        name=name, n_players=n, games=len(frame), decided_games=len(decided), hands=int(frame["hands"].sum()),
+        decided_hands=n_decided_hands,
+        seat_hand=[wilson(int(c), n_decided_hands) for c in hand_counts],
+        seat_game=[wilson(int(c), len(decided)) for c in game_counts],
+        uniform_hand=uniformity(hand_counts), uniform_game=uniformity(game_counts), strategies=strategies,
+    )  # fmt: skip
+    m = summary.metrics
+    m["first_seat_advantage_hand"] = summary.seat_hand[0].shifted(-1.0 / n)
+    m["first_seat_advantage_game"] = summary.seat_game[0].shifted(-1.0 / n)
+    won_cols = tuple(frame[f"hands_won_{p}"].to_numpy(dtype=float) for p in range(n))
+    m["balance_hand"] = bootstrap(
+        hand_balance, (frame["decided_hands"].to_numpy(dtype=float), *won_cols), seed=seed_for(name, "bh", base=seed)
+    )
+    m["balance_game"] = bootstrap(balance, tuple(winner_indicators(frame, n)), seed=seed_for(name, "bg", base=seed))
+    columns = per_game_columns(frame)
+    for metric, (num, den, _) in RATIOS.items():
+        m[metric] = ratio_estimate(columns[num], columns[den], seed=seed_for(name, metric, base=seed))
+    for metric, (col, among, _) in PROPORTIONS.items():
+        rows = frame if among == "all" else decided
+        m[metric] = wilson(int(rows[col].sum()), len(rows))
+    return summary
+
+
+def per_game_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Return the frame's columns as float arrays, plus `one` (1 per game) for per-game means."""
+    columns = {c: frame[c].to_numpy(dtype=float) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])}
+    columns["one"] = np.ones(len(frame))
+    return columns

@@ -1,0 +1,163 @@
+"""The written report of a run: report.md, a self-contained report.html, figures and CSVs.
+
+`build_report(folder)` analyses the tables of a finished run (`rummysim.analysis`) and
+writes, next to them: ``report.md`` (opening with the experiment's question and its
+answer), ``report.html`` (the same, with the charts embedded, so it opens offline),
+``figures/*.png`` and ``*.svg``, and the summary tables as CSV (``summary_*.csv``).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import markdown
+import pandas as pd
+
+from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
+from rummysim.report.answer import answer
+from rummysim.report.figures import CHARTS, draw_all
+from rummysim.tables import load_results
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.45; }
+table { border-collapse: collapse; font-size: 0.85rem; margin: 1rem 0; }
+th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+img { max-width: 100%; } code { background: #f3f3f3; padding: 0 0.2rem; }
+"""
+
+
+@dataclass(frozen=True)
+class Report:
+    """The files one report wrote."""
+
+    markdown: Path
+    html: Path
+    figures: dict[str, Path]
+    tables: dict[str, Path]
+
+
+def _interval(value: float, low: float, high: float, scale: float = 1.0, digits: int = 3) -> str:
+    if pd.isna(value):
+        return "n/a"
+    if pd.isna(low):
+        return f"{value * scale:.{digits}f}"
+    return f"{value * scale:.{digits}f} [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+
+
+def conditions_table(analysis: Analysis) -> pd.DataFrame:
+    """Return the conditions: players, the rules that differ from the first, games and hands."""
+    specs = {c["name"]: c for c in analysis.experiment["conditions"]}
+    base = analysis.experiment["conditions"][0]["rules"]
+    rows = []
+    for c in analysis.conditions:
+        rules = specs[c.name]["rules"]
+        changed = ", ".join(f"{k}={v}" for k, v in rules.items() if base.get(k) != v) or "as the first"
+        players = ", ".join(str(p["strategy"]) for p in specs[c.name]["players"])
+        rows.append({"condition": c.name, "players": players, "rules": changed, "games": c.games,
+                     "decided games": c.decided_games, "hands": c.hands})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def seats_wide(analysis: Analysis) -> pd.DataFrame:
+    """Return seat win shares, % [95% Wilson interval], one row per condition and level."""
+    rows = []
+    for c in analysis.conditions:
+        for level, shares, test in (("hand", c.seat_hand, c.uniform_hand), ("game", c.seat_game, c.uniform_game)):
+            row = {"condition": c.name, "level": level}
+            row.update({f"position {p}": e.text(percent=True) for p, e in enumerate(shares)})
+            row["chi-square p"] = f"{test.p:.2g}"
+            row["Cohen's w"] = f"{test.w:.3f}"
+            rows.append(row)
+    return pd.DataFrame(rows).fillna("")
+
+
+def metrics_wide(analysis: Analysis) -> pd.DataFrame:
+    """Return every metric (rows) by condition (columns) as value [low, high]."""
+    table = analysis.metrics_table()
+    table["text"] = [
+        _interval(v, lo, hi) for v, lo, hi in zip(table["value"], table["low"], table["high"], strict=True)
+    ]
+    wide = table.pivot(index="metric", columns="condition", values="text")
+    wide = wide.reindex(index=list(dict.fromkeys(table["metric"])), columns=[c.name for c in analysis.conditions])
+    wide.insert(0, "what it is", [DESCRIPTIONS.get(m.split(":")[0], "") for m in wide.index])
+    return wide.reset_index()
+
+
+def comparisons_text(analysis: Analysis) -> pd.DataFrame:
+    """Return the comparisons as text: difference [interval], test, p, Holm p, verdict."""
+    table = analysis.comparisons_table()
+    if table.empty:
+        return table
+    table["difference [95%]"] = [
+        _interval(v, lo, hi) for v, lo, hi in zip(table["difference"], table["low"], table["high"], strict=True)
+    ]
+    table["p"] = table["p"].map(lambda p: "" if pd.isna(p) else f"{p:.2g}")
+    table["p_holm"] = table["p_holm"].map(lambda p: "" if pd.isna(p) else f"{p:.2g}")
+    return table[["other", "reference", "paired", "metric", "difference [95%]", "test", "p", "p_holm", "verdict"]]
+
+
+def render_markdown(analysis: Analysis, figures: dict[str, Path], folder: Path) -> str:
+    """Return report.md: the question, the answer, the tables, then the charts."""
+    manifest_note = f"Experiment `{analysis.experiment['name']}`, seed {analysis.experiment['seed']}."
+    parts = [f"# {analysis.question}", "## Answer", *answer(analysis), "## Tables", manifest_note]
+    parts += ["### Conditions", conditions_table(analysis).to_markdown(index=False)]
+    parts += ["### Seat win share by turn position (%, 95% Wilson interval; chi-square test of uniform seats)",
+              seats_wide(analysis).to_markdown(index=False)]  # fmt: skip
+    strategies = analysis.strategies_table()
+    if len(strategies):
+        share = zip(strategies["share"], strategies["share_low"], strategies["share_high"], strict=True)
+        order = zip(strategies["order"], strategies["order_low"], strategies["order_high"], strict=True)
+        shown = strategies.assign(
+            **{"win share [95%]": [_interval(*e, 100, 1) for e in share], "Order [95%]": [_interval(*e) for e in order]}
+        )[["condition", "strategy", "seats", "n_players", "win share [95%]", "Order [95%]", "games"]]
+        parts += ["### Strategy win share (games won by its seats, %) and Order", shown.to_markdown(index=False)]
+    comparisons = comparisons_text(analysis)
+    if len(comparisons):
+        parts += ["### Comparisons (other − reference)", comparisons.to_markdown(index=False)]
+    parts += ["### Every metric by condition (95% intervals)", metrics_wide(analysis).to_markdown(index=False)]
+    parts += ["## Charts"]
+    for name, (_, title) in CHARTS.items():
+        parts += [f"### {title}", f"![{title}]({figures[name].relative_to(folder).as_posix()})"]
+    parts += ["Formulas and sources of every metric: rummysim's docs/metrics.md."]
+    return "\n\n".join(parts) + "\n"
+
+
+def render_html(text: str, *, title: str, folder: Path) -> str:
+    """Return report.md as one HTML page with its PNG charts embedded (opens offline)."""
+    body = markdown.markdown(text, extensions=["tables"])
+
+    def embed(match: re.Match[str]) -> str:
+        data = base64.b64encode((folder / match.group(1)).read_bytes()).decode()
+        return f'src="data:image/png;base64,{data}"'
+
+    body = re.sub(r'src="(figures/[^"]+\.png)"', embed, body)
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n"
+    )
+
+
+def build_report(folder: str | Path, *, analysis: Analysis | None = None) -> Report:
+    """Analyse the run in `folder` and write its report, figures and summary CSVs there."""
+    folder = Path(folder)
+    analysis = analysis or analyze(load_results(folder))
+    figures = draw_all(analysis, folder / "figures")
+    tables = {
+        "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),
+        "strategies": analysis.strategies_table(), "uniformity": analysis.uniformity_table(),
+        "comparisons": analysis.comparisons_table(),
+    }  # fmt: skip
+    paths = {}
+    for name, table in tables.items():
+        paths[name] = folder / f"summary_{name}.csv"
+        table.to_csv(paths[name], index=False)
+    text = render_markdown(analysis, figures, folder)
+    md = folder / "report.md"
+    md.write_text(text)
+    html = folder / "report.html"
+    html.write_text(render_html(text, title=analysis.question, folder=folder))
+    return Report(md, html, figures, paths)

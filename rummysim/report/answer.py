@@ -1,0 +1,176 @@
+"""The report's answer: plain-English verdicts, each naming its metric, effect and interval.
+
+"Fairer" is answered on two counts (docs/metrics.md): a smaller seat advantage (the
+first seat's edge r_0 - 1/n nearer zero, a Balance nearer one), and a larger Order (the
+better player wins more often). A difference whose 95% interval spans zero, or whose
+test does not survive Holm's correction, is called inconclusive, never "equal".
+"""
+
+from __future__ import annotations
+
+from rummysim.analysis import Analysis, Comparison, ConditionSummary, Estimate
+
+FAIRER = (
+    'What "fairer" means here: a rule is fairer on **seat advantage** when the seats win '
+    "more evenly, that is the first seat's edge r₀ − 1/n is nearer zero and Balance "
+    "1 − max|r_a − r_b| is nearer one; and fairer on **skill** when the better player wins "
+    "more often, that is Order (w − 1/n)/(1 − 1/n) is larger. Every interval is 95%; "
+    "a difference whose interval spans zero, or whose test does not hold after Holm's "
+    "correction across this experiment's planned tests, is *inconclusive*: the data "
+    "cannot tell, which is not the same as equal."
+)
+
+NOTABLE = ("points_per_hand", "turns_per_hand", "hands_per_game", "rummy_rate", "rummy_point_share",
+           "ended_by_stalled", "lead_changes", "comeback_rate")  # fmt: skip
+LABELS = {
+    "points_per_hand": ("points per hand", 1.0, ""), "turns_per_hand": ("turns per hand", 1.0, ""),
+    "hands_per_game": ("hands per game", 1.0, ""), "rummy_rate": ("rummy rate", 100.0, " pp"),
+    "rummy_point_share": ("rummy's share of points", 100.0, " pp"), "ended_by_stalled": ("stalled hands", 100.0, " pp"),
+    "lead_changes": ("lead changes per game", 1.0, ""), "comeback_rate": ("comeback rate", 100.0, " pp"),
+}  # fmt: skip
+
+
+def pp(e: Estimate, *, signed: bool = True, unit: str = " pp") -> str:
+    """Return an estimate in percentage points: ``+1.2 pp [+0.3, +2.1]`` (more digits when small).
+
+    >>> pp(Estimate(0.012, 0.003, 0.021, 100))
+    '+1.2 pp [+0.3, +2.1]'
+    """
+    sign = "+" if signed else ""
+    digits = 2 if max(abs(e.low), abs(e.high)) < 0.01 else 1
+    return f"{e.value * 100:{sign}.{digits}f}{unit} [{e.low * 100:{sign}.{digits}f}, {e.high * 100:{sign}.{digits}f}]"
+
+
+def num(e: Estimate, *, digits: int = 3, signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    return f"{e.value:{sign}.{digits}f} [{e.low:{sign}.{digits}f}, {e.high:{sign}.{digits}f}]"
+
+
+def _status(comp: Comparison, metric: str) -> str:
+    test = comp.tests.get(metric)
+    verdict = comp.verdict(metric)
+    if test is None:
+        return verdict
+    return f"{test.method} p = {test.p:.2g}, Holm-adjusted p = {test.p_holm:.2g}: {verdict}"
+
+
+def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
+    d = comp.differences["first_seat_advantage_game"]
+    ga, gb = a.metrics["first_seat_advantage_game"], b.metrics["first_seat_advantage_game"]
+    ha, hb = a.metrics["first_seat_advantage_hand"], b.metrics["first_seat_advantage_hand"]
+    dh = comp.differences["first_seat_advantage_hand"]
+    verdict = comp.verdict("first_seat_advantage_game")
+    if verdict.startswith("holds"):
+        fairer = b.name if abs(gb.value) < abs(ga.value) else a.name
+        claim = f"`{fairer}` is fairer on seat advantage"
+    else:
+        claim = "neither is shown fairer on seat advantage"
+    text = (
+        f"**Seat advantage**: {claim}. The seat that plays first in a game's first hand wins "
+        f"{pp(ga)} more than its fair share under `{a.name}` and {pp(gb)} under `{b.name}`; "
+        f"difference {pp(d)} ({_status(comp, 'first_seat_advantage_game')}). "
+        f"Hand by hand, the seat that plays first has an edge of {pp(ha)} and {pp(hb)}; "
+        f"difference {pp(dh)} ({comp.verdict('first_seat_advantage_hand')})."
+    )
+    if "balance_game" in comp.differences:
+        text += f" Balance of games changes by {num(comp.differences['balance_game'], signed=True)}"
+        text += f" ({comp.verdict('balance_game')})."
+    return text
+
+
+def _skill_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str | None:
+    if comp.stronger is None or "order" not in comp.differences:
+        return None
+    oa = next(s.order for s in a.strategies if s.strategy == comp.stronger)
+    ob = next(s.order for s in b.strategies if s.strategy == comp.stronger)
+    verdict = comp.verdict("order")
+    if verdict.startswith("holds"):
+        better = b.name if ob.value > oa.value else a.name
+        claim = f"`{better}` lets skill show more: it is fairer on skill"
+    else:
+        claim = "neither is shown to let skill show more"
+    return (
+        f"**Skill**: {claim}. The Order of `{comp.stronger}` is {num(oa)} under `{a.name}` and {num(ob)} "
+        f"under `{b.name}`; difference {num(comp.differences['order'], signed=True)} ({_status(comp, 'order')})."
+    )
+
+
+def _notable(comp: Comparison) -> str | None:
+    parts = []
+    for metric in NOTABLE:
+        d = comp.differences.get(metric)
+        if d is None or comp.verdict(metric) == "inconclusive":
+            continue
+        label, scale, unit = LABELS[metric]
+        digits = 2 if scale == 1.0 or max(abs(d.low), abs(d.high)) < 0.01 else 1
+        parts.append(
+            f"{label} {d.value * scale:+.{digits}f}{unit} [{d.low * scale:+.{digits}f}, {d.high * scale:+.{digits}f}]"
+        )
+    if not parts:
+        return None
+    return "**How the game changes** (intervals exclude zero; descriptive, not corrected): " + "; ".join(parts) + "."
+
+
+def comparison_answer(analysis: Analysis, comp: Comparison) -> list[str]:
+    """Return the paragraphs answering one planned comparison."""
+    a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
+    how = "paired: the same deals, game by game" if comp.paired else "unpaired: different deals"
+    lines = [f"### `{b.name}` against `{a.name}` ({how}, {comp.games:,} games)"]
+    lines.append(_seat_sentence(comp, a, b))
+    skill = _skill_sentence(comp, a, b)
+    if skill:
+        lines.append(skill)
+    notable = _notable(comp)
+    if notable:
+        lines.append(notable)
+    return lines
+
+
+def condition_answer(c: ConditionSummary) -> str:
+    """Return one line on a condition alone: its seat edge and, with mixed strategies, the stronger one."""
+    text = (
+        f"`{c.name}` ({c.n_players} players, {c.games:,} games): first-seat edge "
+        f"{pp(c.metrics['first_seat_advantage_game'])} of games and {pp(c.metrics['first_seat_advantage_hand'])} "
+        f"of hands; Balance {num(c.metrics['balance_game'])}"
+    )
+    strong = c.stronger
+    if strong is not None:
+        text += (
+            f"; `{strong.strategy}` wins {pp(strong.per_seat, signed=False, unit='%')} of games per seat it holds "
+            f"(fair share {100 / c.n_players:.1f}%), Order {num(strong.order)}"
+        )
+    return text + "."
+
+
+def answer(analysis: Analysis) -> list[str]:
+    """Return the Answer section's paragraphs: a summary, then one block per comparison."""
+    lines = []
+    if analysis.comparisons:
+        lines.append(summary_line(analysis))
+    for comp in analysis.comparisons:
+        lines += comparison_answer(analysis, comp)
+    if not analysis.comparisons or any(c.stronger for c in analysis.conditions):
+        lines.append("### Each condition")
+        lines += [f"- {condition_answer(c)}" for c in analysis.conditions]
+    lines.append(FAIRER)
+    return lines
+
+
+def summary_line(analysis: Analysis) -> str:
+    """Return the first line of the answer: per comparison, what held and what did not."""
+    parts = []
+    for comp in analysis.comparisons:
+        said = []
+        for metric, name in (("first_seat_advantage_game", "the first seat's edge"), ("order", "the Order")):
+            if metric not in comp.differences:
+                continue
+            d = comp.differences[metric]
+            shown = pp(d) if metric != "order" else num(d, signed=True)
+            if metric == "order":
+                name = f"the Order of `{comp.stronger}`"
+            if comp.verdict(metric).startswith("holds"):
+                said.append(f"changes {name} by {shown}, which holds after Holm's correction")
+            else:
+                said.append(f"shows no clear change in {name} ({shown}: inconclusive)")
+        parts.append(f"`{comp.other}` against `{comp.reference}` " + " and ".join(said))
+    return "**In short**: " + "; ".join(parts) + "."

@@ -1,0 +1,207 @@
+"""The report's charts, drawn headless with matplotlib and saved as PNG and SVG.
+
+Each function draws one chart of an `Analysis` and returns its figure; `draw_all` saves
+them under ``figures/``. Error bars are the 95% intervals of the analysis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: no display is needed, or used
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from rummysim.analysis import Analysis, Estimate
+from rummysim.analysis.frames import ENDINGS
+
+COLORS = [plt.get_cmap("tab10")(i) for i in range(10)]
+
+
+def _errors(estimates: list[Estimate], scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    values = np.array([e.value for e in estimates]) * scale
+    low = np.array([e.low for e in estimates]) * scale
+    high = np.array([e.high for e in estimates]) * scale
+    return values, np.vstack([np.nan_to_num(values - low), np.nan_to_num(high - values)])
+
+
+def _names(analysis: Analysis) -> list[str]:
+    return [c.name for c in analysis.conditions]
+
+
+def _figure(width: float = 8.0, height: float = 4.5) -> tuple[Figure, plt.Axes]:
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    ax.grid(axis="y", alpha=0.3)
+    return fig, ax
+
+
+def _condition_axis(ax: plt.Axes, names: list[str]) -> None:
+    ax.set_xticks(
+        range(len(names)), names, rotation=20 if len(names) > 3 else 0, ha="right" if len(names) > 3 else "center"
+    )
+
+
+def seat_win_share(analysis: Analysis) -> Figure:
+    """Seats' win shares (hand and game level) per condition, with the fair share 1/n."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained", sharey=True)
+    names = _names(analysis)
+    widest = max(c.n_players for c in analysis.conditions)
+    width = 0.8 / widest
+    for ax, level in zip(axes, ("hand", "game"), strict=True):
+        for i, c in enumerate(analysis.conditions):
+            shares = c.seat_hand if level == "hand" else c.seat_game
+            values, errors = _errors(shares, 100)
+            x = i + (np.arange(c.n_players) - (c.n_players - 1) / 2) * width
+            ax.bar(x, values, width * 0.9, yerr=errors, capsize=2, color=[COLORS[p] for p in range(c.n_players)])
+            ax.hlines(100 / c.n_players, i - 0.45, i + 0.45, colors="black", linestyles="dashed", linewidth=1)
+        _condition_axis(ax, names)
+        ax.set_title(f"{level} level: position {'in the hand' if level == 'hand' else 'in the first hand'}")
+        ax.grid(axis="y", alpha=0.3)
+    ends = [e for c in analysis.conditions for e in (*c.seat_hand, *c.seat_game) if not np.isnan(e.low)]
+    if ends:  # zoom on the differences: bars from zero would hide them
+        axes[0].set_ylim(max(0.0, min(e.low for e in ends) * 100 - 3), max(e.high for e in ends) * 100 + 3)
+    axes[0].set_ylabel("win share, % (95% Wilson interval)")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in range(widest)]
+    axes[1].legend(handles, [f"position {p}" for p in range(widest)], fontsize=8, loc="lower right")
+    fig.suptitle("Seat win share by turn position (0 plays first); dashed: the fair share 1/n")
+    return fig
+
+
+def strategy_win_share(analysis: Analysis) -> Figure:
+    """Each strategy's game win share per seat it holds, against the fair share 1/n."""
+    fig, ax = _figure()
+    names = _names(analysis)
+    labels = sorted({s.strategy for c in analysis.conditions for s in c.strategies})
+    width = 0.8 / max(len(labels), 1)
+    for j, label in enumerate(labels):
+        xs, shares = [], []
+        for i, c in enumerate(analysis.conditions):
+            for s in c.strategies:
+                if s.strategy == label:
+                    xs.append(i + (j - (len(labels) - 1) / 2) * width)
+                    shares.append(s.per_seat)
+        values, errors = _errors(shares, 100)
+        ax.bar(xs, values, width * 0.9, yerr=errors, capsize=2, label=label, color=COLORS[j % 10])
+    for i, c in enumerate(analysis.conditions):
+        ax.hlines(100 / c.n_players, i - 0.45, i + 0.45, colors="black", linestyles="dashed", linewidth=1)
+    _condition_axis(ax, names)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("games won per seat held, % (95% interval)")
+    ax.set_title("Strategy win share, seats rotated; dashed: the fair share 1/n")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _metric_bars(analysis: Analysis, metric: str, ylabel: str, title: str, scale: float = 1.0) -> Figure:
+    fig, ax = _figure()
+    values, errors = _errors([c.metrics[metric] for c in analysis.conditions], scale)
+    ax.bar(range(len(values)), values, 0.6, yerr=errors, capsize=4, color=COLORS[0])
+    _condition_axis(ax, _names(analysis))
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return fig
+
+
+def points_per_hand(analysis: Analysis) -> Figure:
+    """Mean points scored per hand (R8)."""
+    return _metric_bars(analysis, "points_per_hand", "points per hand (95% interval)", "Points per hand (R8)")
+
+
+def hand_length(analysis: Analysis) -> Figure:
+    """Mean turns per hand."""
+    return _metric_bars(analysis, "turns_per_hand", "turns per hand, all seats (95% interval)", "Hand length")
+
+
+def hand_endings(analysis: Analysis) -> Figure:
+    """How hands end: by discard, meld, lay-off (R7), or stalled (R10.2)."""
+    fig, ax = _figure()
+    bottom = np.zeros(len(analysis.conditions))
+    for j, end in enumerate(ENDINGS):
+        values = np.array([c.metrics[f"ended_by_{end}"].value for c in analysis.conditions]) * 100
+        ax.bar(range(len(values)), values, 0.6, bottom=bottom, label=end.replace("_", "-"), color=COLORS[j])
+        bottom += values
+    _condition_axis(ax, _names(analysis))
+    ax.set_ylabel("share of hands, %")
+    ax.set_title("How hands end: the winner's last card left by ... (R7), or stalled (R10.2)")
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def rummy_value(analysis: Analysis) -> Figure:
+    """The value of going rummy (R8.3): its rate and its share of all points."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
+    for ax, metric, label in zip(
+        axes, ("rummy_rate", "rummy_point_share"), ("share of decided hands won by rummy, %", "share of all points, %"),
+        strict=True,
+    ):  # fmt: skip
+        values, errors = _errors([c.metrics[metric] for c in analysis.conditions], 100)
+        ax.bar(range(len(values)), values, 0.6, yerr=errors, capsize=4, color=COLORS[3])
+        _condition_axis(ax, _names(analysis))
+        ax.set_ylabel(label)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle("The value of going rummy (R8.3), with 95% intervals")
+    return fig
+
+
+def game_length(analysis: Analysis) -> Figure:
+    """The distribution of hands per game (R11)."""
+    fig, ax = _figure()
+    longest = max(int(f["n_hands"].quantile(0.995)) for f in analysis.frames.values())
+    bins = [h + 0.5 for h in range(longest + 1)]
+    for j, c in enumerate(analysis.conditions):
+        ax.hist(analysis.frames[c.name]["n_hands"], bins=bins, histtype="step", density=True, linewidth=1.5,
+                color=COLORS[j % 10], label=f"{c.name} (mean {c.metrics['hands_per_game'].value:.1f})")  # fmt: skip
+    ax.set_xlabel("hands in the game")
+    ax.set_ylabel("share of games")
+    ax.set_title("Game length (R11)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def score_trajectories(analysis: Analysis) -> Figure:
+    """Mean score after each hand of the game's eventual winner and of the other seats."""
+    fig, ax = _figure()
+    for j, c in enumerate(analysis.conditions):
+        path = analysis.trajectories[c.name]
+        color = COLORS[j % 10]
+        ax.plot(path["hand"] + 1, path["winner"], color=color, label=f"{c.name}: winner")
+        ax.plot(path["hand"] + 1, path["others"], color=color, linestyle="dashed", label=f"{c.name}: others")
+    target = analysis.experiment["conditions"][0]["rules"].get("target_score")
+    if target:
+        ax.axhline(target, color="black", linewidth=0.8)
+    ax.set_xlabel("after hand")
+    ax.set_ylabel("mean score (R11)")
+    ax.set_title("Score trajectories: the eventual winner (solid) and the other seats (dashed)")
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+CHARTS: dict[str, tuple[Callable[[Analysis], Figure], str]] = {
+    "seat_win_share": (seat_win_share, "Seat win share by position, hand and game level"),
+    "strategy_win_share": (strategy_win_share, "Strategy win share per seat held"),
+    "points_per_hand": (points_per_hand, "Points per hand"),
+    "hand_length": (hand_length, "Hand length in turns"),
+    "hand_endings": (hand_endings, "How hands end"),
+    "rummy_value": (rummy_value, "The value of going rummy"),
+    "game_length": (game_length, "Game length in hands"),
+    "score_trajectories": (score_trajectories, "Score trajectories"),
+}
+
+
+def draw_all(analysis: Analysis, folder: Path) -> dict[str, Path]:
+    """Draw every chart into `folder` as PNG and SVG; return the PNG paths by chart name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    with plt.rc_context({"svg.hashsalt": "rummysim", "font.size": 9}):
+        for name, (draw, _) in CHARTS.items():
+            fig = draw(analysis)
+            fig.savefig(folder / f"{name}.png", dpi=110)
+            fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
+            plt.close(fig)
+            paths[name] = folder / f"{name}.png"
+    return paths

@@ -1,0 +1,179 @@
+"""The analysis recovers a planted truth, and its 95% intervals cover it about 95% of the time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from synthetic import synthetic_tables
+
+from rummysim.analysis.compare import compare, holm, plan
+from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio, wilson
+from rummysim.analysis.frames import game_frame, trajectories
+from rummysim.analysis.metrics import summarize_condition
+
+
+def summarize(hands, games, *, n=3, lineup=None, name="c", seed=0):
+    frame = game_frame(hands, games, n_players=n)
+    lineup = lineup or {"greedy": n}
+    return summarize_condition(frame, name=name, n_players=n, lineup=lineup, seed=seed), frame
+
+
+def covers(e: Estimate, truth: float) -> bool:
+    return e.low <= truth <= e.high
+
+
+def test_wilson_matches_statsmodels_and_the_textbook_value():
+    e = wilson(50, 100)
+    assert (round(e.low, 4), round(e.high, 4)) == (0.4038, 0.5962)
+    assert np.isnan(wilson(0, 0).value)
+
+
+def test_planted_seat_bias_is_recovered_at_hand_and_game_level():
+    rng = np.random.default_rng(1)
+    hands, games = synthetic_tables(rng, games=3000, hand_probs=[0.40, 0.33, 0.27], game_probs=[0.41, 0.30, 0.29])
+    summary, _ = summarize(hands, games)
+    hand_edge = summary.metrics["first_seat_advantage_hand"]
+    game_edge = summary.metrics["first_seat_advantage_game"]
+    assert covers(hand_edge, 0.40 - 1 / 3) and hand_edge.low > 0
+    assert covers(game_edge, 0.41 - 1 / 3) and game_edge.low > 0
+    assert covers(summary.metrics["balance_hand"], 1 - (0.40 - 0.27))
+    assert summary.uniform_hand.p < 1e-6 and summary.uniform_game.p < 1e-6
+    assert summary.uniform_hand.w == pytest.approx(np.sqrt(summary.uniform_hand.chi2 / summary.uniform_hand.n))
+
+
+def test_fair_seats_show_no_bias():
+    rng = np.random.default_rng(2)
+    hands, games = synthetic_tables(rng, games=2000)
+    summary, _ = summarize(hands, games)
+    assert summary.metrics["first_seat_advantage_game"].spans_zero
+    assert summary.metrics["first_seat_advantage_hand"].spans_zero
+    assert summary.uniform_game.p > 0.001
+
+
+def test_planted_skill_gap_is_recovered_as_order():
+    rng = np.random.default_rng(3)
+    hands, games = synthetic_tables(rng, games=3000, players=["strong", "weak", "weak"], strong_wins=0.6)
+    summary, _ = summarize(hands, games, lineup={"strong": 1, "weak": 2})
+    strong = summary.stronger
+    assert strong is not None and strong.strategy == "strong"
+    assert covers(strong.order, (0.6 - 1 / 3) / (1 - 1 / 3))
+    weak = next(s for s in summary.strategies if s.strategy == "weak")
+    assert covers(weak.per_seat, 0.2) and weak.seats == 2
+
+
+def test_intervals_cover_the_truth_about_95_percent_of_the_time():
+    """Over repeated draws, the seat edge, Order and points-per-hand intervals cover the planted truth."""
+    rng = np.random.default_rng(4)
+    hits_edge = hits_order = hits_points = 0
+    draws = 120
+    lineup = {"strong": 1, "weak": 2}
+    for i in range(draws):
+        tables = synthetic_tables(rng, games=150, hands=3, game_probs=[0.45, 0.30, 0.25])
+        summary, _ = summarize(*tables, seed=i)
+        hits_edge += covers(summary.metrics["first_seat_advantage_game"], 0.45 - 1 / 3)
+        hits_points += covers(summary.metrics["points_per_hand"], 20.0)  # points ~ U{1..39}: mean 20
+        tables = synthetic_tables(rng, games=150, hands=1, players=["strong", "weak", "weak"], strong_wins=0.5)
+        skill, _ = summarize(*tables, lineup=lineup, seed=i)
+        order = next(s.order for s in skill.strategies if s.strategy == "strong")
+        hits_order += covers(order, (0.5 - 1 / 3) * 1.5)
+    for hits in (hits_edge, hits_points, hits_order):
+        assert 0.88 <= hits / draws <= 0.995, hits / draws
+
+
+def test_bootstrap_interval_covers_a_known_mean_about_95_percent_of_the_time():
+    rng = np.random.default_rng(5)
+    hits = 0
+    for i in range(150):
+        x = rng.exponential(2.0, size=120)
+        e = bootstrap(ratio, (x, np.ones_like(x)), seed=i, resamples=999)
+        hits += covers(e, 2.0)
+    assert 0.88 <= hits / 150 <= 0.99
+
+
+def test_independent_difference_recovers_a_planted_gap():
+    rng = np.random.default_rng(6)
+    a = (rng.random(4000) < 0.40).astype(float)
+    b = (rng.random(3000) < 0.46).astype(float)
+    e = independent_difference((a, np.ones_like(a)), (b, np.ones_like(b)), seed=1)
+    assert covers(e, 0.06) and e.low > 0
+
+
+def paired_conditions(rng, *, games, strong_a, strong_b):
+    """Two conditions on the same games (same first dealers), with the strong bot winning at given rates."""
+    dealers = rng.integers(3, size=games)
+    players = ["strong", "weak", "weak"]
+    a = synthetic_tables(rng, games=games, players=players, strong_wins=strong_a, condition="a", first_dealers=dealers)
+    b = synthetic_tables(rng, games=games, players=players, strong_wins=strong_b, condition="b", first_dealers=dealers)
+    lineup = {"strong": 1, "weak": 2}
+    return summarize(*a, lineup=lineup, name="a"), summarize(*b, lineup=lineup, name="b")
+
+
+def test_paired_comparison_finds_a_planted_change_in_order_with_mcnemar():
+    rng = np.random.default_rng(7)
+    a, b = paired_conditions(rng, games=4000, strong_a=0.50, strong_b=0.58)
+    comp = compare(a, b, paired=True)
+    holm([comp])
+    truth = (0.58 - 0.50) * 1.5
+    assert covers(comp.differences["order"], truth)
+    assert comp.tests["order"].method == "exact McNemar" and comp.tests["order"].p < 1e-4
+    assert comp.verdict("order") == "holds after Holm's correction"
+    assert comp.tests["seat_distribution_game"].method == "Stuart-Maxwell"
+
+
+def test_no_planted_change_is_inconclusive_not_equal():
+    rng = np.random.default_rng(8)
+    a, b = paired_conditions(rng, games=1500, strong_a=0.5, strong_b=0.5)
+    comp = compare(a, b, paired=True)
+    holm([comp])
+    assert comp.differences["first_seat_advantage_game"].spans_zero
+    assert comp.verdict("first_seat_advantage_game") == "inconclusive"
+    assert comp.verdict("order") in ("inconclusive", "inconclusive after Holm's correction")
+
+
+def test_holm_adjusts_every_planned_test_together():
+    rng = np.random.default_rng(9)
+    comps = [compare(*paired_conditions(rng, games=400, strong_a=0.5, strong_b=0.5), paired=True) for _ in range(3)]
+    holm(comps)
+    tests = [t for c in comps for t in c.tests.values()]
+    assert len(tests) == 9
+    assert all(t.p_holm >= t.p for t in tests)
+    smallest = min(tests, key=lambda t: t.p)
+    assert smallest.p_holm == pytest.approx(min(1.0, smallest.p * len(tests)))
+
+
+def test_lead_changes_and_comeback_on_a_hand_made_game():
+    """Scores after each hand: A leads, B leads, tie (B keeps it), A leads: two changes; B led at half-time."""
+    scores = [(10, 0), (10, 20), (30, 30), (60, 30)]
+    hands = pd.DataFrame(
+        [("c", 0, h, s, "greedy", h % 2, (s - h % 2 - 1) % 2, False, 0, sc[s], "discard", False, 1, False, 9, 0, "", 0)
+         for h, sc in enumerate(scores) for s in range(2)],
+        columns=["condition", "game", "hand", "seat", "strategy", "dealer", "position", "won", "points", "score",
+                 "went_out_by", "went_rummy", "multiplier", "stalled", "turns", "n_rebuilds", "holding_end",
+                 "holding_points"],
+    )  # fmt: skip
+    games = pd.DataFrame(
+        [("c", 0, s, "greedy", scores[-1][s], s == 0, False, 4, 0, 0, 0, False) for s in range(2)],
+        columns=["condition", "game", "seat", "strategy", "score", "won", "tied", "n_hands", "hands_won", "n_stalled",
+                 "first_dealer", "stalled"],
+    )  # fmt: skip
+    frame = game_frame(hands, games, n_players=2)
+    assert frame.loc[0, "lead_changes"] == 2
+    assert bool(frame.loc[0, "comeback"])  # after hand 2 of 4 (halfway), seat 0 trailed 10 to 20
+    assert frame.loc[0, "winner_start"] == 1  # seat 0 plays second in hand 0 when seat 0 deals
+    path = trajectories(hands, frame)
+    assert list(path["winner"]) == [10, 10, 30, 60] and list(path["others"]) == [0, 20, 30, 30]
+
+
+def condition(name, players, **rules):
+    base = {"n_players": len(players), "cards_dealt": None}
+    return {"name": name, "players": [{"strategy": p} for p in players], "rules": {**base, **rules}}
+
+
+def test_plan_pairs_conditions_with_the_same_lineup_and_table():
+    conditions = [
+        condition("basic", ["greedy"] * 3), condition("ace_high", ["greedy"] * 3, ace="high_or_low"),
+        condition("skill", ["cautious", "greedy", "greedy"]), condition("skill_high", ["cautious", "greedy", "greedy"]),
+        condition("p4", ["greedy"] * 4),
+    ]  # fmt: skip
+    assert plan(conditions) == [("basic", "ace_high", True), ("skill", "skill_high", True), ("basic", "p4", False)]
