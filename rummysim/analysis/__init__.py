@@ -1,8 +1,13 @@
 """Statistics of a finished run: every condition's metrics and the planned comparisons.
 
->>> from rummysim.analysis import analyze            # doctest: +SKIP
->>> analysis = analyze(load_results("results/acehigh"))  # doctest: +SKIP
->>> analysis.metrics_table()                         # doctest: +SKIP
+Use it from a notebook::
+
+    from rummysim import load_results
+    from rummysim.analysis import analyze
+
+    analysis = analyze(load_results("results/acehigh"))
+    analysis.metrics_table()        # one row per condition x metric
+    analysis.comparisons_table()    # differences, tests, Holm-adjusted p, verdicts
 
 Formulas and sources: docs/metrics.md.
 """
