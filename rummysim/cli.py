@@ -6,9 +6,11 @@ exception is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -40,6 +42,7 @@ def main() -> None:
     \b
     Examples:
       rummysim run experiments/acehigh.yaml
+      rummysim report results/acehigh
       rummysim validate experiments/acehigh.yaml
       rummysim deadwood "AS 2S 3S 7H 7D 7C KH"
       rummysim bench --json
@@ -76,6 +79,7 @@ def main() -> None:
 @click.option("--trace", is_flag=True, help="Also write turns.parquet, one row per turn with its moves.")
 @click.option("--force", is_flag=True, help="Start over, deleting results of an earlier, different run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--no-report", is_flag=True, help="Write the tables only; make the report later with `rummysim report`.")
 @_one_line_errors
 def run(
     experiment_file: str,
@@ -89,11 +93,13 @@ def run(
     trace: bool,
     force: bool,
     quiet: bool,
+    no_report: bool,
 ) -> None:
-    """Play the experiment in FILE and write its tables to OUT/<name>/.
+    """Play the experiment in FILE and write its tables and report to OUT/<name>/.
 
-    Prints the results folder. A stopped run resumes from its finished chunks when run
-    again; the tables are the same for any --jobs, --chunk-games and --backend.
+    Prints the results folder, then the report's path. A stopped run resumes from its
+    finished chunks when run again; the tables are the same for any --jobs,
+    --chunk-games and --backend.
 
     \b
     Example:
@@ -114,6 +120,39 @@ def run(
             "run the same command again to resume"
         ) from None
     click.echo(str(results.folder))
+    if not no_report:
+        _write_report(results.folder, quiet=quiet)
+
+
+def _write_report(folder: Path, *, quiet: bool) -> None:
+    from rummysim.report import build_report
+    from rummysim.tables import load_results
+
+    load_results(folder)  # a folder without a finished run is an error before any work
+    if not quiet:
+        click.echo("analysing the tables and drawing the report ...", err=True)
+    report = build_report(folder)
+    click.echo(str(report.markdown))
+    click.echo(str(report.html))
+
+
+@main.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False))
+@click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
+@_one_line_errors
+def report(results_dir: str, quiet: bool) -> None:
+    """Analyse a finished run in RESULTS_DIR and write its report.
+
+    Writes report.md, a self-contained report.html, figures/*.png and *.svg, and the
+    summary tables as summary_*.csv. The report opens with the experiment's question and its answer: each effect with
+    its 95% interval, and whether it holds after Holm's correction. `rummysim run`
+    writes it at the end of a run unless --no-report.
+
+    \b
+    Example:
+      rummysim report results/acehigh
+    """
+    _write_report(Path(results_dir), quiet=quiet)
 
 
 @main.command()
@@ -213,3 +252,78 @@ def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: boo
             click.echo(f"{key:<32} {value:>14,.2f}")
         elif isinstance(value, int):
             click.echo(f"{key:<32} {value:>14,}")
+
+
+# -- issue 6: watch and play ------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False))
+@click.option("--condition", "-c", required=True, help="The condition, as named in the experiment.")
+@click.option("--game", "-g", type=int, required=True, help="The game's number in the tables, from 0.")
+@click.option("--hand", "-H", "hand", type=int, required=True, help="The hand's number in the game, from 0.")
+@click.option("--seat", "-s", type=int, default=None, help="Show only what this seat could see.")
+@_one_line_errors
+def replay(results_dir: str, condition: str, game: int, hand: int, seat: int | None) -> None:
+    """Replay one hand of a finished run, turn by turn, from its seed alone.
+
+    Prints every holding (marked [hidden]), each draw, meld, lay-off and discard, the
+    table and the scoring, then checks the replay against the stored rows of
+    hands.parquet: exit status 1 if they differ.
+
+    \b
+    Example:
+      rummysim replay results/acehigh --condition ace_high --game 3 --hand 2
+      rummysim replay results/acehigh -c basic -g 0 -H 0 --seat 1
+    """
+    from rummysim.replay import replay_hand
+
+    replayed = replay_hand(results_dir, condition=condition, game=game, hand=hand, seat=seat)
+    click.echo(str(replayed))
+    if not replayed.matches:
+        n = len(replayed.mismatches)
+        raise click.ClickException(
+            f"the replay of game {game} hand {hand} differs from the stored rows "
+            f"({n} difference{'s' if n != 1 else ''}, listed above)"
+        )
+
+
+@main.command()
+@click.option("--players", "-n", type=int, default=None, help="Players at the table, you included (2 to 6).")
+@click.option(
+    "--against",
+    "-a",
+    default=None,
+    help="The bots, comma-separated (greedy,montecarlo); one name plays every seat. Default: greedy.",
+)
+@click.option("--rules", "-r", "settings", multiple=True, metavar="KEY=VALUE", help="A rule setting; repeatable.")
+@click.option("--seed", type=int, default=None, help="Fix the deals (a random seed is chosen and printed otherwise).")
+@_one_line_errors
+def play(players: int | None, against: str | None, settings: tuple[str, ...], seed: int | None) -> None:
+    """Play rummy in the terminal against the bots, to the game's end.
+
+    You are seat 0; hands follow one another until the game ends (R11). Type moves as
+    card codes (draw stock, meld 7H 8H 9H, layoff 6C, discard KD); help lists the
+    commands, hint says what greedy would do, quit stops.
+    Rule settings are those of docs/rules.md.
+
+    \b
+    Example:
+      rummysim play
+      rummysim play --players 3 --against greedy,cautious --rules target_score=50 --seed 7
+    """
+    import sys
+
+    from rummysim.session import parse_settings, play_session
+
+    if sys.stdin.isatty():
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401 - line editing and history for input()
+    play_session(
+        players=players,
+        against=against.split(",") if against else (),
+        rules=parse_settings(settings),
+        seed=seed,
+        read=input,
+        write=click.echo,
+    )

@@ -96,7 +96,7 @@ def assert_nothing_written(out: Path) -> None:
 
 
 def run_args(path: Path | str, out: Path, *extra: str) -> list[str]:
-    return ["run", str(path), "--out", str(out), "--jobs", "1", "--quiet", *extra]
+    return ["run", str(path), "--out", str(out), "--jobs", "1", "--quiet", "--no-report", *extra]
 
 
 # --- validate ---------------------------------------------------------------------------------

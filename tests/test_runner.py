@@ -145,7 +145,7 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, reference, monkeyp
 def test_killed_run_resumes_to_the_same_tables(tmp_path, reference):
     path = tmp_path / "tiny.yaml"
     path.write_text(json.dumps({**SPEC, "games": 300}))
-    command = [sys.executable, "-m", "rummysim", "run", str(path), "--out", str(tmp_path), "--jobs", "1"]
+    command = [sys.executable, "-m", "rummysim", "run", str(path), "--out", str(tmp_path), "--jobs", "1", "--no-report"]
     chunks = tmp_path / "tiny" / "chunks"
     process = subprocess.Popen([*command, "--chunk-games", "1", "--quiet"], stdout=subprocess.DEVNULL)
     deadline = time.time() + 60

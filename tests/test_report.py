@@ -1,0 +1,120 @@
+"""The report builds on a small run: it answers the question first, draws every chart headless, embeds them."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+
+import matplotlib.image as mpimg
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from rummysim.cli import main
+from rummysim.experiment import parse_experiment
+from rummysim.report import build_report
+from rummysim.report.figures import CHARTS
+from rummysim.runner import run_experiment
+
+SPEC = {
+    "name": "small",
+    "question": "Does ace high change who wins?",
+    "seed": 5,
+    "games": 40,
+    "players": ["greedy", "greedy", "greedy"],
+    "rules": {"target_score": 60},
+    "conditions": {
+        "basic": {},
+        "ace_high": {"rules": {"ace": "high_or_low"}},
+        "skill": {"players": ["cautious", "greedy", "greedy"]},
+        "skill_high": {"players": ["cautious", "greedy", "greedy"], "rules": {"ace": "high_or_low"}},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("results")
+    results = run_experiment(parse_experiment(SPEC, source="small.yaml"), out=out, n_jobs=1, quiet=True)
+    return results, build_report(results.folder)
+
+
+def test_report_md_opens_with_the_question_and_its_answer(run):
+    _, report = run
+    text = report.markdown.read_text()
+    lines = text.splitlines()
+    assert lines[0] == "# Does ace high change who wins?"
+    assert lines[2] == "## Answer"
+    assert lines[4].startswith("**In short**: `ace_high` against `basic`")
+    assert "`skill_high` against `skill` (paired: the same deals, game by game, 40 games)" in text
+    assert "The Order of `cautious` is" in text
+    assert 'What "fairer" means here' in text
+    assert text.index("## Answer") < text.index("## Tables") < text.index("## Charts")
+
+
+def test_every_chart_is_drawn_as_png_and_svg_and_linked(run):
+    results, report = run
+    text = report.markdown.read_text()
+    for name in CHARTS:
+        png = results.folder / "figures" / f"{name}.png"
+        assert mpimg.imread(png).shape[0] > 100
+        assert (results.folder / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
+        assert f"(figures/{name}.png)" in text
+
+
+def test_report_html_is_self_contained_with_every_chart_embedded(run):
+    _, report = run
+    html = report.html.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<h1>Does ace high change who wins?</h1>" in html
+    images = re.findall(r'<img alt="[^"]*" src="data:image/png;base64,([^"]+)"', html)
+    assert len(images) == len(CHARTS)
+    for data in images:
+        assert mpimg.imread(io.BytesIO(base64.b64decode(data)), format="png").ndim == 3
+    assert 'src="figures/' not in html and "http" not in html.split("<body>")[1]
+    assert "<table>" in html
+
+
+def test_summary_tables_are_written_as_csv(run):
+    results, report = run
+    comparisons = pd.read_csv(report.tables["comparisons"])
+    assert set(comparisons["other"]) == {"ace_high", "skill_high"}
+    assert {"exact McNemar", "Stuart-Maxwell"} <= set(comparisons["test"].dropna())
+    assert (comparisons["p_holm"].dropna() >= comparisons["p"].dropna()).all()
+    seats = pd.read_csv(report.tables["seats"])
+    assert len(seats) == 4 * 2 * 3  # conditions x levels x positions
+    metrics = pd.read_csv(results.folder / "summary_metrics.csv")
+    assert "order:cautious" in set(metrics["metric"])
+
+
+def test_the_report_is_the_same_every_time(run):
+    results, report = run
+    first = report.markdown.read_text()
+    assert build_report(results.folder).markdown.read_text() == first
+
+
+def test_cli_report_writes_the_report_and_prints_its_paths(run, tmp_path):
+    results, _ = run
+    outcome = CliRunner().invoke(main, ["report", str(results.folder), "-q"])
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.output.splitlines() == [str(results.folder / "report.md"), str(results.folder / "report.html")]
+
+
+def test_cli_report_on_a_folder_without_a_run_is_a_one_line_error(tmp_path):
+    outcome = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert outcome.exit_code == 1
+    assert outcome.output == f"Error: {tmp_path}: no manifest.json; not the folder of a finished run\n"
+
+
+def test_cli_run_writes_the_report_unless_no_report(tmp_path):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text("name: tiny\nquestion: Is it fair?\nseed: 1\ngames: 6\nplayers: [greedy, greedy]\n"
+                    "rules: {target_score: 40}\n")  # fmt: skip
+    plain = CliRunner().invoke(main, ["run", str(spec), "--out", str(tmp_path / "a"), "-j", "1", "-q", "--no-report"])
+    assert plain.exit_code == 0, plain.output
+    assert not (tmp_path / "a" / "tiny" / "report.md").exists()
+    full = CliRunner().invoke(main, ["run", str(spec), "--out", str(tmp_path / "b"), "-j", "1", "-q"])
+    assert full.exit_code == 0, full.output
+    assert (tmp_path / "b" / "tiny" / "report.md").read_text().startswith("# Is it fair?\n\n## Answer")
+    assert full.output.splitlines()[-1].endswith("report.html")
