@@ -32,7 +32,7 @@ DESCRIPTIONS: dict[str, str] = {
     "first_seat_advantage_game": "win share of the seat that plays first in a game's first hand, less 1/n",
     "balance_hand": "1 - the largest gap between two positions' hand win shares",
     "balance_game": "1 - the largest gap between two start positions' game win shares",
-    "order": "(w - 1/n) / (1 - 1/n) for the stronger strategy: how much skill shows",
+    "order": "(w - 1/n) / (1 - 1/n) for a strategy: how much more than its fair share it wins",
     **{k: v[2] for k, v in RATIOS.items()},
     **{k: v[2] for k, v in PROPORTIONS.items()},
 }

@@ -50,7 +50,8 @@ class Comparison:
     games: int
     differences: dict[str, Estimate] = field(default_factory=dict)
     tests: dict[str, Test] = field(default_factory=dict)
-    stronger: str | None = None
+    focal: str | None = None
+    """The strategy whose Order is compared (`ConditionSummary.focal` of the reference)."""
 
     def verdict(self, metric: str) -> str:
         """Return how a difference stands: holds, inconclusive, or descriptive."""
@@ -194,12 +195,16 @@ def _order(
     result: Comparison, sa: ConditionSummary, sb: ConditionSummary, da: pd.DataFrame, db: pd.DataFrame, diff: Any,
     *, paired: bool,
 ) -> None:  # fmt: skip
-    """Compare the stronger strategy's Order, when both conditions seat it equally often."""
-    strong_a, strong_b = sa.stronger, sb.stronger
-    if strong_a is None or strong_b is None or strong_a.strategy != strong_b.strategy:
+    """Compare the Order of the reference's focal strategy, when both conditions seat it equally often."""
+    focal = sa.focal
+    if focal is None:
         return
-    label = strong_a.strategy
-    result.stronger = label
+    label = focal.strategy
+    same = [s for s in sb.strategies if s.strategy == label and s.seats == focal.seats]
+    if not same or len(sb.strategies) < 2:
+        return
+    strong_a, strong_b = focal, same[0]
+    result.focal = label
     xa, xb = _binary(da, "winner_strategy", label), _binary(db, "winner_strategy", label)
 
     def order_scale(x: np.ndarray, summary: ConditionSummary, seats: int) -> np.ndarray:

@@ -79,18 +79,20 @@ def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -
 
 
 def _skill_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str | None:
-    if comp.stronger is None or "order" not in comp.differences:
+    if comp.focal is None or "order" not in comp.differences:
         return None
-    oa = next(s.order for s in a.strategies if s.strategy == comp.stronger)
-    ob = next(s.order for s in b.strategies if s.strategy == comp.stronger)
+    oa = next(s.order for s in a.strategies if s.strategy == comp.focal)
+    ob = next(s.order for s in b.strategies if s.strategy == comp.focal)
     verdict = comp.verdict("order")
-    if verdict.startswith("holds"):
-        better = b.name if ob.value > oa.value else a.name
-        claim = f"`{better}` lets skill show more: it is fairer on skill"
+    if not verdict.startswith("holds"):
+        claim = f"neither condition is shown to let `{comp.focal}` win more often"
     else:
-        claim = "neither is shown to let skill show more"
+        more = b.name if ob.value > oa.value else a.name
+        claim = f"`{comp.focal}` wins more often under `{more}`"
+        if oa.low > 0 and ob.low > 0:  # the better player in both: skill shows more there
+            claim += f", so `{more}` lets skill show more: it is fairer on skill"
     return (
-        f"**Skill**: {claim}. The Order of `{comp.stronger}` is {num(oa)} under `{a.name}` and {num(ob)} "
+        f"**Skill**: {claim}. The Order of `{comp.focal}` is {num(oa)} under `{a.name}` and {num(ob)} "
         f"under `{b.name}`; difference {num(comp.differences['order'], signed=True)} ({_status(comp, 'order')})."
     )
 
@@ -145,8 +147,7 @@ def condition_answer(c: ConditionSummary) -> str:
 def answer(analysis: Analysis) -> list[str]:
     """Return the Answer section's paragraphs: a summary, then one block per comparison."""
     lines = []
-    if analysis.comparisons:
-        lines.append(summary_line(analysis))
+    lines.append(summary_line(analysis))
     for comp in analysis.comparisons:
         lines += comparison_answer(analysis, comp)
     if not analysis.comparisons or any(c.stronger for c in analysis.conditions):
@@ -157,20 +158,32 @@ def answer(analysis: Analysis) -> list[str]:
 
 
 def summary_line(analysis: Analysis) -> str:
-    """Return the first line of the answer: per comparison, what held and what did not."""
+    """Return the first line of the answer: per comparison what held and what did not, then the skill ladder."""
     parts = []
     for comp in analysis.comparisons:
         said = []
-        for metric, name in (("first_seat_advantage_game", "the first seat's edge"), ("order", "the Order")):
+        for metric in ("first_seat_advantage_game", "order"):
             if metric not in comp.differences:
                 continue
             d = comp.differences[metric]
             shown = pp(d) if metric != "order" else num(d, signed=True)
-            if metric == "order":
-                name = f"the Order of `{comp.stronger}`"
+            name = f"the Order of `{comp.focal}`" if metric == "order" else "the first seat's edge"
             if comp.verdict(metric).startswith("holds"):
                 said.append(f"changes {name} by {shown}, which holds after Holm's correction")
             else:
                 said.append(f"shows no clear change in {name} ({shown}: inconclusive)")
         parts.append(f"`{comp.other}` against `{comp.reference}` " + " and ".join(said))
-    return "**In short**: " + "; ".join(parts) + "."
+    compared = {comp.other for comp in analysis.comparisons if comp.focal} | {
+        comp.reference for comp in analysis.comparisons if comp.focal
+    }
+    for c in analysis.conditions:
+        strong = c.stronger
+        if strong is None or c.name in compared:
+            continue
+        others = ", ".join(f"`{s.strategy}`" for s in c.strategies if s is not strong)
+        verdict = "wins more than its fair share against" if strong.order.low > 0 else "is not shown to beat"
+        parts.append(
+            f"in `{c.name}`, `{strong.strategy}` {verdict} {others} (wins {pp(strong.per_seat, signed=False, unit='%')}"
+            f" of games per seat, Order {num(strong.order)})"
+        )
+    return "**In short**: " + "; ".join(parts) + "." if parts else "**In short**: no comparison was planned."

@@ -27,7 +27,8 @@ def _errors(estimates: list[Estimate], scale: float = 1.0) -> tuple[np.ndarray, 
     values = np.array([e.value for e in estimates]) * scale
     low = np.array([e.low for e in estimates]) * scale
     high = np.array([e.high for e in estimates]) * scale
-    return values, np.vstack([np.nan_to_num(values - low), np.nan_to_num(high - values)])
+    # clip: an interval's end can sit a rounding error past its value (a share of 0 or 1)
+    return values, np.clip(np.vstack([np.nan_to_num(values - low), np.nan_to_num(high - values)]), 0.0, None)
 
 
 def _names(analysis: Analysis) -> list[str]:
