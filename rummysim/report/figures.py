@@ -198,7 +198,7 @@ def draw_all(analysis: Analysis, folder: Path) -> dict[str, Path]:
     """Draw every chart into `folder` as PNG and SVG; return the PNG paths by chart name."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = {}
-    with plt.rc_context({"svg.hashsalt": "rummysim", "font.size": 9}):
+    with plt.rc_context({"svg.hashsalt": "rummysim", "svg.fonttype": "none", "font.size": 9}):
         for name, (draw, _) in CHARTS.items():
             fig = draw(analysis)
             fig.savefig(folder / f"{name}.png", dpi=110)
