@@ -237,3 +237,24 @@ def test_the_documented_replay_is_what_the_command_prints(runner, monkeypatch, p
     result = runner.invoke(main, args[1:])
     assert result.exit_code == 0, result.output
     assert_shown_in_order(shown, result.output.splitlines())
+
+
+def test_a_results_folder_with_only_its_manifest_replays_unchecked(runner, tmp_path):
+    """Committed results keep manifest.json but not always the tables: the seed alone replays a hand."""
+    bots = ROOT / "results" / "bots"
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    (folder / "manifest.json").write_text((bots / "manifest.json").read_text())
+    args = ["--condition", "greedy_vs_cautious", "--game", "3", "--hand", "4"]
+    full = runner.invoke(main, ["replay", str(bots), *args])
+    bare = runner.invoke(main, ["replay", str(folder), *args])
+    assert bare.exit_code == 0, bare.output
+    assert bare.output.splitlines()[1:-1] == full.output.splitlines()[1:-1]
+    assert bare.output.splitlines()[-1] == (
+        f"Check: none: {folder} keeps no hands.parquet; this transcript comes from the manifest's seed."
+    )
+    late = runner.invoke(
+        main, ["replay", str(folder), "--condition", "greedy_vs_cautious", "--game", "3", "--hand", "99"]
+    )
+    assert late.exit_code == 1
+    assert late.output.startswith("Error: --hand 99: game 3 has hands 0 to ")
