@@ -118,3 +118,27 @@ def test_cli_run_writes_the_report_unless_no_report(tmp_path):
     assert full.exit_code == 0, full.output
     assert (tmp_path / "b" / "tiny" / "report.md").read_text().startswith("# Is it fair?\n\n## Answer")
     assert full.output.splitlines()[-1].endswith("report.html")
+
+
+@pytest.mark.slow
+def test_report_html_shows_every_chart_in_headless_chromium(run, tmp_path):
+    """Open report.html in headless Chromium (needs the `chromium` command: `apt install chromium`)."""
+    import shutil
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    assert browser, "this slow test needs Chromium on the PATH (apt install chromium)"
+    _, report = run
+    probe = (
+        "<script>window.addEventListener('load', () => { const i = [...document.images];"
+        "document.body.setAttribute('data-loaded', i.filter(x => x.complete && x.naturalWidth > 0).length"
+        " + '/' + i.length) });</script>"
+    )
+    page = tmp_path / "probe.html"
+    page.write_text(report.html.read_text().replace("</body>", probe + "</body>"))
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000", "--dump-dom",
+         page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert f'data-loaded="{len(CHARTS)}/{len(CHARTS)}"' in dom

@@ -126,6 +126,8 @@ def compare(
         da, db = fa[fa["decided"]], fb[fb["decided"]]
         _first_seat_unpaired(result, da, db, sa.n_players, sb.n_players, diff)
     _order(result, sa, sb, da, db, diff, paired=paired)
+    # Events that happened in neither condition (no tied games, say) have nothing to compare.
+    result.differences = {k: e for k, e in result.differences.items() if not e.value == e.low == e.high == 0.0}
     return result
 
 
