@@ -46,7 +46,9 @@ def test_report_md_opens_with_the_question_and_its_answer(run):
     lines = text.splitlines()
     assert lines[0] == "# Does ace high change who wins?"
     assert lines[2] == "## Answer"
-    assert lines[4].startswith("**In short**: `ace_high` against `basic`")
+    assert lines[4] == "**In short**:"
+    assert lines[6].startswith("- `ace_high` against `basic`: ")
+    assert lines[7].startswith("- `skill_high` against `skill`: ")
     assert "`skill_high` against `skill` (paired: the same deals, game by game, 40 games)" in text
     assert "The Order of `cautious` is" in text
     assert 'What "fairer" means here' in text

@@ -59,14 +59,8 @@ def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -
     ga, gb = a.metrics["first_seat_advantage_game"], b.metrics["first_seat_advantage_game"]
     ha, hb = a.metrics["first_seat_advantage_hand"], b.metrics["first_seat_advantage_hand"]
     dh = comp.differences["first_seat_advantage_hand"]
-    verdict = comp.verdict("first_seat_advantage_game")
-    if verdict.startswith("holds"):
-        fairer = b.name if abs(gb.value) < abs(ga.value) else a.name
-        claim = f"`{fairer}` is fairer on seat advantage"
-    else:
-        claim = "neither is shown fairer on seat advantage"
     text = (
-        f"**Seat advantage**: {claim}. The seat that plays first in a game's first hand wins "
+        f"**Seat advantage**: {_seat_claim(comp, a, b)}. The seat that plays first in a game's first hand wins "
         f"{pp(ga)} more than its fair share under `{a.name}` and {pp(gb)} under `{b.name}`; "
         f"difference {pp(d)} ({_status(comp, 'first_seat_advantage_game')}). "
         f"Hand by hand, the seat that plays first has an edge of {pp(ha)} and {pp(hb)}; "
@@ -78,22 +72,41 @@ def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -
     return text
 
 
+def _seat_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
+    """Return which condition is fairer on seat advantage, if that holds after correction."""
+    if not comp.verdict("first_seat_advantage_game").startswith("holds"):
+        return "neither is shown fairer on seat advantage"
+    ga, gb = a.metrics["first_seat_advantage_game"], b.metrics["first_seat_advantage_game"]
+    fairer = b.name if abs(gb.value) < abs(ga.value) else a.name
+    return f"`{fairer}` is fairer on seat advantage"
+
+
+def _orders(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> tuple[Estimate, Estimate]:
+    oa = next(s.order for s in a.strategies if s.strategy == comp.focal)
+    ob = next(s.order for s in b.strategies if s.strategy == comp.focal)
+    return oa, ob
+
+
+def _skill_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
+    """Return under which condition the focal strategy wins more, if that holds after correction."""
+    if not comp.verdict("order").startswith("holds"):
+        return f"neither condition is shown to let `{comp.focal}` win more often"
+    oa, ob = _orders(comp, a, b)
+    more = b.name if ob.value > oa.value else a.name
+    claim = f"`{comp.focal}` wins more often under `{more}`"
+    if oa.low > 0 and ob.low > 0:  # the better player in both: skill shows more there
+        claim += f", so `{more}` lets skill show more: it is fairer on skill"
+    return claim
+
+
 def _skill_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str | None:
     if comp.focal is None or "order" not in comp.differences:
         return None
-    oa = next(s.order for s in a.strategies if s.strategy == comp.focal)
-    ob = next(s.order for s in b.strategies if s.strategy == comp.focal)
-    verdict = comp.verdict("order")
-    if not verdict.startswith("holds"):
-        claim = f"neither condition is shown to let `{comp.focal}` win more often"
-    else:
-        more = b.name if ob.value > oa.value else a.name
-        claim = f"`{comp.focal}` wins more often under `{more}`"
-        if oa.low > 0 and ob.low > 0:  # the better player in both: skill shows more there
-            claim += f", so `{more}` lets skill show more: it is fairer on skill"
+    oa, ob = _orders(comp, a, b)
     return (
-        f"**Skill**: {claim}. The Order of `{comp.focal}` is {num(oa)} under `{a.name}` and {num(ob)} "
-        f"under `{b.name}`; difference {num(comp.differences['order'], signed=True)} ({_status(comp, 'order')})."
+        f"**Skill**: {_skill_claim(comp, a, b)}. The Order of `{comp.focal}` is {num(oa)} under `{a.name}` "
+        f"and {num(ob)} under `{b.name}`; difference {num(comp.differences['order'], signed=True)} "
+        f"({_status(comp, 'order')})."
     )
 
 
@@ -161,18 +174,14 @@ def summary_line(analysis: Analysis) -> str:
     """Return the first line of the answer: per comparison what held and what did not, then the skill ladder."""
     parts = []
     for comp in analysis.comparisons:
-        said = []
-        for metric in ("first_seat_advantage_game", "order"):
-            if metric not in comp.differences:
-                continue
-            d = comp.differences[metric]
-            shown = pp(d) if metric != "order" else num(d, signed=True)
-            name = f"the Order of `{comp.focal}`" if metric == "order" else "the first seat's edge"
-            if comp.verdict(metric).startswith("holds"):
-                said.append(f"changes {name} by {shown}, which holds after Holm's correction")
-            else:
-                said.append(f"shows no clear change in {name} ({shown}: inconclusive)")
-        parts.append(f"`{comp.other}` against `{comp.reference}` " + " and ".join(said))
+        a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
+        d = comp.differences["first_seat_advantage_game"]
+        verdict = comp.verdict("first_seat_advantage_game")
+        said = [f"{_seat_claim(comp, a, b)} (the first seat's edge changes by {pp(d)}: {verdict})"]
+        if comp.focal is not None and "order" in comp.differences:
+            order = num(comp.differences["order"], signed=True)
+            said.append(f"{_skill_claim(comp, a, b)} (its Order changes by {order}: {comp.verdict('order')})")
+        parts.append(f"`{comp.other}` against `{comp.reference}`: " + "; ".join(said))
     compared = {comp.other for comp in analysis.comparisons if comp.focal} | {
         comp.reference for comp in analysis.comparisons if comp.focal
     }
@@ -183,7 +192,9 @@ def summary_line(analysis: Analysis) -> str:
         others = ", ".join(f"`{s.strategy}`" for s in c.strategies if s is not strong)
         verdict = "wins more than its fair share against" if strong.order.low > 0 else "is not shown to beat"
         parts.append(
-            f"in `{c.name}`, `{strong.strategy}` {verdict} {others} (wins {pp(strong.per_seat, signed=False, unit='%')}"
+            f"`{c.name}`: `{strong.strategy}` {verdict} {others} (wins {pp(strong.per_seat, signed=False, unit='%')}"
             f" of games per seat, Order {num(strong.order)})"
         )
-    return "**In short**: " + "; ".join(parts) + "." if parts else "**In short**: no comparison was planned."
+    if not parts:
+        return "**In short**: no comparison was planned."
+    return "**In short**:\n\n" + "\n".join(f"- {p}." for p in parts)
