@@ -144,3 +144,16 @@ def test_report_html_shows_every_chart_in_headless_chromium(run, tmp_path):
         capture_output=True, text=True, timeout=120, check=True,
     ).stdout  # fmt: skip
     assert f'data-loaded="{len(CHARTS)}/{len(CHARTS)}"' in dom
+
+
+def test_a_change_of_rummy_bonus_is_answered_with_what_going_rummy_is_worth_r8_3(tmp_path):
+    spec = {
+        "name": "rummy", "question": "What is going rummy worth?", "seed": 3, "games": 30,
+        "players": ["rummy_hunter", "greedy"], "rules": {"target_score": 80},
+        "conditions": {"bonus": {"rules": {"rummy_multiplier": 2}}, "no_bonus": {"rules": {"rummy_multiplier": 1}}},
+    }  # fmt: skip
+    results = run_experiment(parse_experiment(spec, source="rummy.yaml"), out=tmp_path, n_jobs=1, quiet=True)
+    text = build_report(results.folder).markdown.read_text()
+    bullet = next(line for line in text.splitlines() if line.startswith("- `no_bonus` against `bonus`: "))
+    assert "going rummy (R8.3) wins " in bullet and "of all points under `bonus`" in bullet
+    assert "`rummy_hunter`" in bullet  # its Order is compared: the focal strategy of the lineup

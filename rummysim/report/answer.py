@@ -170,6 +170,22 @@ def answer(analysis: Analysis) -> list[str]:
     return lines
 
 
+def _rummy_claim(analysis: Analysis, comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str | None:
+    """Return what going rummy is worth under each condition, when they differ in its bonus (R8.3)."""
+    rules = {c["name"]: c["rules"] for c in analysis.experiment["conditions"]}
+    if rules[a.name].get("rummy_multiplier") == rules[b.name].get("rummy_multiplier"):
+        return None
+    sa, sb = a.metrics["rummy_point_share"], b.metrics["rummy_point_share"]
+    ra, rb = a.metrics["rummy_rate"], b.metrics["rummy_rate"]
+    d = comp.differences.get("rummy_point_share")
+    change = f"; difference {pp(d)}: {comp.verdict('rummy_point_share')}" if d is not None else ""
+    return (
+        f"going rummy (R8.3) wins {pp(ra, signed=False, unit='%')} of decided hands and takes "
+        f"{pp(sa, signed=False, unit='%')} of all points under `{a.name}`, {pp(rb, signed=False, unit='%')} and "
+        f"{pp(sb, signed=False, unit='%')} under `{b.name}`{change}"
+    )
+
+
 def summary_line(analysis: Analysis) -> str:
     """Return the first line of the answer: per comparison what held and what did not, then the skill ladder."""
     parts = []
@@ -181,6 +197,9 @@ def summary_line(analysis: Analysis) -> str:
         if comp.focal is not None and "order" in comp.differences:
             order = num(comp.differences["order"], signed=True)
             said.append(f"{_skill_claim(comp, a, b)} (its Order changes by {order}: {comp.verdict('order')})")
+        rummy = _rummy_claim(analysis, comp, a, b)
+        if rummy:
+            said.append(rummy)
         parts.append(f"`{comp.other}` against `{comp.reference}`: " + "; ".join(said))
     compared = {comp.other for comp in analysis.comparisons if comp.focal} | {
         comp.reference for comp in analysis.comparisons if comp.focal
