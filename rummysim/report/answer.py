@@ -8,6 +8,8 @@ test does not survive Holm's correction, is called inconclusive, never "equal".
 
 from __future__ import annotations
 
+import math
+
 from rummysim.analysis import Analysis, Comparison, ConditionSummary, Estimate
 
 FAIRER = (
@@ -37,13 +39,32 @@ def pp(e: Estimate, *, signed: bool = True, unit: str = " pp") -> str:
     '+1.2 pp [+0.3, +2.1]'
     """
     sign = "+" if signed else ""
-    digits = 2 if max(abs(e.low), abs(e.high)) < 0.01 else 1
+    digits = _digits(e, scale=100.0, least=1)
     return f"{e.value * 100:{sign}.{digits}f}{unit} [{e.low * 100:{sign}.{digits}f}, {e.high * 100:{sign}.{digits}f}]"
 
 
 def num(e: Estimate, *, digits: int = 3, signed: bool = False) -> str:
+    """Return ``value [low, high]`` with at least `digits` decimals, more if the interval is narrower.
+
+    >>> num(Estimate(0.0005, 0.0002, 0.0008, 100))
+    '0.00050 [0.00020, 0.00080]'
+    """
     sign = "+" if signed else ""
+    digits = _digits(e, scale=1.0, least=digits)
     return f"{e.value:{sign}.{digits}f} [{e.low:{sign}.{digits}f}, {e.high:{sign}.{digits}f}]"
+
+
+def _digits(e: Estimate, *, scale: float, least: int) -> int:
+    """Return enough decimals that an interval's ends show two significant digits, at most 4 more."""
+    widest = max(abs(e.low), abs(e.high), abs(e.value)) * scale
+    if not math.isfinite(widest) or widest == 0:
+        return least
+    return min(max(least, 1 - math.floor(math.log10(widest))), least + 4)
+
+
+def p_text(p: float) -> str:
+    """Return a p-value for text: two significant digits, or a bound below floating point's reach."""
+    return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
 
 
 def _status(comp: Comparison, metric: str) -> str:
@@ -51,7 +72,12 @@ def _status(comp: Comparison, metric: str) -> str:
     verdict = comp.verdict(metric)
     if test is None:
         return verdict
-    return f"{test.method} p = {test.p:.2g}, Holm-adjusted p = {test.p_holm:.2g}: {verdict}"
+    return f"{test.method} p {_eq(test.p)}, Holm-adjusted p {_eq(test.p_holm)}: {verdict}"
+
+
+def _eq(p: float) -> str:
+    text = p_text(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
