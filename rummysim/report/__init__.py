@@ -17,7 +17,7 @@ import markdown
 import pandas as pd
 
 from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
-from rummysim.report.answer import answer
+from rummysim.report.answer import answer, p_text
 from rummysim.report.figures import CHARTS, draw_all
 from rummysim.tables import load_results
 
@@ -69,7 +69,7 @@ def seats_wide(analysis: Analysis) -> pd.DataFrame:
         for level, shares, test in (("hand", c.seat_hand, c.uniform_hand), ("game", c.seat_game, c.uniform_game)):
             row = {"condition": c.name, "level": level}
             row.update({f"position {p}": e.text(percent=True) for p, e in enumerate(shares)})
-            row["chi-square p"] = f"{test.p:.2g}"
+            row["chi-square p"] = p_text(test.p)
             row["Cohen's w"] = f"{test.w:.3f}"
             rows.append(row)
     return pd.DataFrame(rows).fillna("")
@@ -95,8 +95,8 @@ def comparisons_text(analysis: Analysis) -> pd.DataFrame:
     table["difference [95%]"] = [
         _interval(v, lo, hi) for v, lo, hi in zip(table["difference"], table["low"], table["high"], strict=True)
     ]
-    table["p"] = table["p"].map(lambda p: "" if pd.isna(p) else f"{p:.2g}")
-    table["p_holm"] = table["p_holm"].map(lambda p: "" if pd.isna(p) else f"{p:.2g}")
+    table["p"] = table["p"].map(lambda p: "" if pd.isna(p) else p_text(p))
+    table["p_holm"] = table["p_holm"].map(lambda p: "" if pd.isna(p) else p_text(p))
     return table[["other", "reference", "paired", "metric", "difference [95%]", "test", "p", "p_holm", "verdict"]]
 
 
