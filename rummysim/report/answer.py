@@ -67,9 +67,17 @@ def p_text(p: float) -> str:
     return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
 
 
+def _verdict(comp: Comparison, metric: str) -> str:
+    """Return the verdict in words; an untested interval that excludes zero says it is uncorrected."""
+    verdict = comp.verdict(metric)
+    if verdict == "interval excludes zero" and metric in ("first_seat_advantage_game", "order"):
+        return "interval excludes zero; no exact test fits this unpaired pair, so it is not corrected"
+    return verdict
+
+
 def _status(comp: Comparison, metric: str) -> str:
     test = comp.tests.get(metric)
-    verdict = comp.verdict(metric)
+    verdict = _verdict(comp, metric)
     if test is None:
         return verdict
     return f"{test.method} p {_eq(test.p)}, Holm-adjusted p {_eq(test.p_holm)}: {verdict}"
@@ -100,7 +108,8 @@ def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -
 
 def _seat_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     """Return which condition is fairer on seat advantage, if that holds after correction."""
-    if not comp.verdict("first_seat_advantage_game").startswith("holds"):
+    verdict = comp.verdict("first_seat_advantage_game")
+    if not verdict.startswith(("holds", "interval")):
         return "neither is shown fairer on seat advantage"
     ga, gb = a.metrics["first_seat_advantage_game"], b.metrics["first_seat_advantage_game"]
     fairer = b.name if abs(gb.value) < abs(ga.value) else a.name
@@ -115,11 +124,12 @@ def _orders(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> tuple
 
 def _skill_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     """Return under which condition the focal strategy wins more, if that holds after correction."""
-    if not comp.verdict("order").startswith("holds"):
+    verdict = comp.verdict("order")
+    if not verdict.startswith(("holds", "interval")):
         return f"neither condition is shown to let `{comp.focal}` win more often"
     oa, ob = _orders(comp, a, b)
     more = b.name if ob.value > oa.value else a.name
-    claim = f"`{comp.focal}` wins more often under `{more}`"
+    claim = f"`{comp.focal}` wins more often, for its share, under `{more}`"
     if oa.low > 0 and ob.low > 0:  # the better player in both: skill shows more there
         claim += f", so `{more}` lets skill show more: it is fairer on skill"
     return claim
@@ -218,11 +228,11 @@ def summary_line(analysis: Analysis) -> str:
     for comp in analysis.comparisons:
         a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
         d = comp.differences["first_seat_advantage_game"]
-        verdict = comp.verdict("first_seat_advantage_game")
+        verdict = _verdict(comp, "first_seat_advantage_game")
         said = [f"{_seat_claim(comp, a, b)} (the first seat's edge changes by {pp(d)}: {verdict})"]
         if comp.focal is not None and "order" in comp.differences:
             order = num(comp.differences["order"], signed=True)
-            said.append(f"{_skill_claim(comp, a, b)} (its Order changes by {order}: {comp.verdict('order')})")
+            said.append(f"{_skill_claim(comp, a, b)} (its Order changes by {order}: {_verdict(comp, 'order')})")
         rummy = _rummy_claim(analysis, comp, a, b)
         if rummy:
             said.append(rummy)
