@@ -57,6 +57,9 @@ def test_the_ladder_is_registered_with_descriptions_and_parameters():
         "depth": 40,
         "confidence": 2.0,
         "playout_hope": False,
+        "tries": 1,
+        "patience": 6,
+        "alarm": 3,
     }
     assert set(strategy_params(REGISTRY["rummy_hunter"])) == {"patience", "danger"}
 
@@ -67,7 +70,10 @@ def test_strategies_command_lists_every_strategy_and_its_parameters():
     lines = result.output.splitlines()
     for name in ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo"):
         assert any(line.startswith(name + " ") for line in lines), name
-    assert "parameters: samples=24, candidates=4, depth=40, confidence=2.0, playout_hope=False" in result.output
+    assert (
+        "parameters: samples=24, candidates=4, depth=40, confidence=2.0, playout_hope=False, tries=1, patience=6,"
+        in (result.output)
+    )
 
 
 def test_a_bot_loads_from_a_file_path(tmp_path):
@@ -112,7 +118,9 @@ def test_a_bot_loads_from_an_installed_entry_point(tmp_path, monkeypatch):
 def test_bad_strategy_names_and_parameters_list_what_is_valid(tmp_path):
     with pytest.raises(ConfigError, match=r"'montecarlo' has no parameter 'sample' \(did you mean 'samples'\?\)"):
         make_strategy({"strategy": "montecarlo", "sample": 3}, rng=np.random.default_rng(0))
-    with pytest.raises(ConfigError, match="its parameters are samples, candidates, depth, confidence, playout_hope"):
+    with pytest.raises(
+        ConfigError, match="its parameters are samples, candidates, depth, confidence, playout_hope, tries, patience"
+    ):
         make_strategy({"strategy": "montecarlo", "zzz": 3}, rng=np.random.default_rng(0))
     with pytest.raises(ConfigError, match=r"no file .*missing.py"):
         strategy_class(f"{tmp_path}/missing.py:Bot")
@@ -171,6 +179,28 @@ def test_rummy_hunter_hides_its_melds_until_it_can_go_out_at_once_r8_3():
     assert result.winner == 1 and result.went_rummy and result.records[1].multiplier == 2
 
 
+def test_montecarlo_with_patience_hides_its_melds_while_the_rummy_bonus_pays_r8_3():
+    from rummysim.strategies.base import PlayerView
+
+    def view(rules: Rules, holding: str, turn: int = 2, other: int = 10) -> PlayerView:
+        return PlayerView(
+            seat=0, n_players=2, dealer=1, rules=rules, hand=0, turn=turn, holding=parse_cards(holding),
+            drawn=None, taken=None, table=(), discard_pile=(parse_card("2C"),), stock_size=30,
+            holding_sizes=(len(holding.split()), other), has_melded=(False, False), scores=(0, 0), n_rebuilds=0,
+            history=(),
+        )  # fmt: skip
+
+    meld = parse_cards("7H 8H 9H")
+    hunter, plain = MonteCarlo(samples=2), MonteCarlo(samples=2, patience=0)
+    assert hunter.play(view(Rules(), "7H 8H 9H 2C 5D KS")) == []
+    assert [p.cards for p in plain.play(view(Rules(), "7H 8H 9H 2C 5D KS"))] == [meld]
+    assert [p.cards for p in hunter.play(view(Rules(), "7H 8H 9H 2C 5D KS", turn=12))] == [meld]  # out of patience
+    assert [p.cards for p in hunter.play(view(Rules(rummy_multiplier=1), "7H 8H 9H 2C 5D KS"))] == [meld]
+    assert hunter.play(view(Rules(), "7H 8H 9H 2C 5D KS", other=4)) == []
+    assert [p.cards for p in hunter.play(view(Rules(), "7H 8H 9H 2C 5D KS", other=3))] == [meld]  # alarm=3
+    assert len(hunter.play(view(Rules(), "7H 8H 9H 5D 5C 5S 2C"))) == 2  # rummy: out with the 2C
+
+
 def test_cautious_will_not_feed_the_next_player_a_card_it_has_shown_it_wants():
     bot = Cautious(caution=50, hope=0)
     bot.observe(HandStarted(0, 0, parse_card("2C")))
@@ -188,8 +218,8 @@ def test_cautious_will_not_feed_the_next_player_a_card_it_has_shown_it_wants():
     assert Greedy().discard(view) == parse_card("KH")
 
 
-def test_montecarlo_deals_unseen_cards_consistently_with_its_view():
-    bot = MonteCarlo(rng=np.random.default_rng(3), samples=2)
+def _montecarlo_view(seed: int = 4):
+    """Return the view of montecarlo's last discard in a hand against greedy."""
     seen: list = []
 
     class Spy(MonteCarlo):
@@ -197,9 +227,14 @@ def test_montecarlo_deals_unseen_cards_consistently_with_its_view():
             seen.append(view)
             return super().discard(view)
 
-    spy = Spy(rng=np.random.default_rng(3), samples=2)
-    play_hand([spy, "greedy"], rules=Rules(), seed=4, dealer=1)
-    view = seen[-1]
+    play_hand([Spy(rng=np.random.default_rng(3), samples=2), "greedy"], rules=Rules(), seed=seed, dealer=1)
+    return seen[-1]
+
+
+@pytest.mark.parametrize("tries", [1, 8])
+def test_montecarlo_deals_unseen_cards_consistently_with_its_view(tries):
+    bot = MonteCarlo(rng=np.random.default_rng(3), samples=2, tries=tries)
+    view = _montecarlo_view()
     for event in view.history:
         bot.observe(event)
     for _ in range(20):
@@ -212,6 +247,50 @@ def test_montecarlo_deals_unseen_cards_consistently_with_its_view():
         for seat, known in enumerate(bot.taken):
             if seat != view.seat:
                 assert position.holdings[seat] & known == known
+
+
+def test_montecarlo_reads_the_cards_a_seat_passed_on():
+    bot = MonteCarlo(samples=2)
+    arr = bot._arrange(Rules())
+    bot.observe(HandStarted(hand=0, dealer=0, upcard=parse_card("5H")))
+    bot.observe(Drew(seat=1, pile=Pile.STOCK, card=None))  # it left the 5H
+    assert not bot._turned(1)
+    bot.observe(Discarded(seat=1, card=parse_card("9C")))
+    assert bot.passed[1] == parse_cards("5H 9C") and bot._turned(1)
+    pairs = bot._pairs(1, Rules().ace)
+
+    def misfits(cards: str) -> int:
+        return bot.misfits(parse_cards(cards), 1, pairs=pairs, arr=arr, ace_value=1)
+
+    assert misfits("2C 4D 6S 8H JC KD") == 0
+    assert misfits("5C 5D 2S 8H JC KD") == 1  # the 5s would have taken the 5H
+    assert misfits("6H 7H 2S 10D JC KD") == 1  # so would the 6-7 of hearts
+    assert misfits("10C JC 2S 8H 4D KD") == 1  # and 10-J of clubs would have kept the 9C
+    assert misfits("KC KD KS 8H 4D 2S") == 1  # a greedy-like seat would have melded the kings
+    assert misfits("KC KD KS 5C 5D 2S") == 2
+
+
+def test_montecarlo_tries_deal_hidden_cards_that_fit_how_a_seat_played():
+    view = _montecarlo_view()
+    other = 1 - view.seat
+
+    def mean_misfits(tries: int) -> float:
+        bot = MonteCarlo(rng=np.random.default_rng(5), samples=2, tries=tries)
+        for event in view.history:
+            bot.observe(event)
+        pairs = bot._pairs(other, view.rules.ace)
+        arr = bot._arrange(view.rules)
+        return float(
+            np.mean(
+                [
+                    bot.misfits(bot.determinize(view).holdings[other], other, pairs=pairs, arr=arr, ace_value=1)
+                    for _ in range(40)
+                ]
+            )
+        )
+
+    uniform, read = mean_misfits(1), mean_misfits(16)
+    assert uniform >= 0.25 and read < uniform / 3
 
 
 def test_montecarlo_is_deterministic_given_its_stream():

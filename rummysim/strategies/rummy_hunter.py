@@ -16,9 +16,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from rummysim.arrangement import Arranger
 from rummysim.moves import Play
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.greedy import Greedy, plan_plays
+
+
+def is_hunting(view: PlayerView, *, patience: int, danger: int) -> bool:
+    """Return True while waiting to go rummy is worth it (R8.3): see the module's policy."""
+    if view.has_melded[view.seat]:
+        return False
+    own_turns = view.turn // view.n_players
+    others = [size for seat, size in enumerate(view.holding_sizes) if seat != view.seat]
+    return own_turns < patience and min(others) > danger
+
+
+def hunting_plays(view: PlayerView, *, fits: int, arr: Arranger, patience: int, danger: int) -> list[Play]:
+    """Return greedy's plays, or none while hunting unless they leave at most a card to discard."""
+    plays, left = plan_plays(view.holding, view.table_masks, fits=fits, rules=view.rules, taken=view.taken, arr=arr)
+    if is_hunting(view, patience=patience, danger=danger) and left.bit_count() > 1:
+        return []  # not out this turn: keep the melds hidden
+    return plays
 
 
 class RummyHunter(Greedy):
@@ -38,19 +56,7 @@ class RummyHunter(Greedy):
     def params(self) -> dict[str, int]:
         return {"patience": self.patience, "danger": self.danger}
 
-    def _hunting(self, view: PlayerView) -> bool:
-        """Return True while waiting to go rummy is worth it."""
-        if view.has_melded[view.seat]:
-            return False
-        own_turns = view.turn // view.n_players
-        others = [size for seat, size in enumerate(view.holding_sizes) if seat != view.seat]
-        return own_turns < self.patience and min(others) > self.danger
-
     def play(self, view: PlayerView) -> list[Play]:
-        plays, left = plan_plays(
-            view.holding, view.table_masks, fits=self._fitting(view), rules=view.rules, taken=view.taken,
-            arr=self._arrange(view.rules),
-        )  # fmt: skip
-        if self._hunting(view) and left.bit_count() > 1:
-            return []  # not out this turn: keep the melds hidden
-        return plays
+        return hunting_plays(
+            view, fits=self._fitting(view), arr=self._arrange(view.rules), patience=self.patience, danger=self.danger
+        )
