@@ -29,14 +29,19 @@ from rummysim.strategies import REGISTRY, PlayerView, Strategy, make_strategy, r
 from rummysim.version import __version__
 
 if TYPE_CHECKING:
+    from rummysim.analysis import Analysis, analyze
+    from rummysim.report import build_report
     from rummysim.runner import run_experiment
     from rummysim.tables import Results, load_results
 
-_LAZY = {"run_experiment": "rummysim.runner", "load_results": "rummysim.tables", "Results": "rummysim.tables"}
+_LAZY = {
+    "run_experiment": "rummysim.runner", "load_results": "rummysim.tables", "Results": "rummysim.tables",
+    "analyze": "rummysim.analysis", "Analysis": "rummysim.analysis", "build_report": "rummysim.report",
+}  # fmt: skip
 
 
 def __getattr__(name: str) -> object:
-    """Import the runner and tables (pandas, pyarrow) only when first used."""
+    """Import the runner, tables, analysis and report (pandas, scipy, matplotlib) only when first used."""
     if name in _LAZY:
         import importlib
 
@@ -48,6 +53,7 @@ __all__ = [
     "PRESETS",
     "REGISTRY",
     "Ace",
+    "Analysis",
     "Arrangement",
     "CardError",
     "Condition",
@@ -72,8 +78,10 @@ __all__ = [
     "StrategyError",
     "TurnRecord",
     "__version__",
+    "analyze",
     "arranger",
     "best_arrangement",
+    "build_report",
     "card_code",
     "is_meld",
     "load_experiment",
