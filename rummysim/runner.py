@@ -269,7 +269,9 @@ def run_experiment(
     folder.mkdir(parents=True, exist_ok=True)
     with _lock(folder):
         _prepare(folder, experiment, force=force)
-        if (folder / MANIFEST).exists():
+        # Finished means the manifest and the tables: committed results keep only the
+        # manifest and report (results/README.md), and a run there plays the tables again.
+        if all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
             if trace and not (folder / "turns.parquet").exists():
                 raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
             return load_results(folder)

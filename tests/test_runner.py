@@ -170,6 +170,17 @@ def test_a_changed_experiment_refuses_to_resume_unless_forced(tmp_path):
     assert forced.games.game.nunique() == 3
 
 
+def test_a_folder_with_a_manifest_but_no_tables_is_played_again(tmp_path, reference):
+    """Committed results keep manifest.json and run.json, not the tables: a run there replays them exactly."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    for name in ("manifest.json", "run.json"):
+        (folder / name).write_text((reference.folder / name).read_text())
+    again = run_experiment(experiment(), out=tmp_path, n_jobs=1)
+    assert_same_tables(again, reference)
+    assert (folder / "hands.parquet").exists() and again.manifest["hands_played_this_run"] > 0
+
+
 def test_a_second_run_into_the_same_folder_refuses_while_one_runs(tmp_path):
     folder = tmp_path / "tiny"
     folder.mkdir()
