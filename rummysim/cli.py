@@ -171,9 +171,7 @@ def validate(experiment_file: str) -> None:
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
     for condition in experiment.conditions:
         players = ", ".join(p["strategy"] for p in condition.players)
-        basic = Rules(n_players=condition.rules.n_players).to_dict()
-        changed = {k: v for k, v in condition.rules.to_dict().items() if basic[k] != v}
-        rules = ", ".join(f"{k}={v}" for k, v in changed.items()) or "basic"
+        rules = ", ".join(f"{k}={v}" for k, v in condition.rules.changes().items()) or "basic"
         click.echo(f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}")
 
 

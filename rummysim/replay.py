@@ -296,6 +296,4 @@ def _table_block(table: list[TableMeld], who: list[str]) -> list[str]:
 
 
 def _rules_text(rules: Rules) -> str:
-    basic = Rules(n_players=rules.n_players).to_dict()
-    changed = {k: v for k, v in rules.to_dict().items() if basic[k] != v}
-    return ", ".join(f"{k}={v}" for k, v in changed.items()) or "basic rummy"
+    return ", ".join(f"{k}={v}" for k, v in rules.changes().items()) or "basic rummy"

@@ -149,6 +149,15 @@ class Rules:
             data["ace_points"] = self.ace_value
         return data
 
+    def changes(self) -> dict[str, Any]:
+        """Return the resolved settings that differ from basic rules at the same table size.
+
+        >>> Rules(n_players=3, ace="high_or_low").changes()
+        {'ace': 'high_or_low', 'ace_points': 15}
+        """
+        basic = Rules(n_players=self.n_players).to_dict()
+        return {k: v for k, v in self.to_dict().items() if basic[k] != v}
+
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
 

@@ -17,6 +17,7 @@ import yaml
 
 from rummysim.errors import ConfigError
 from rummysim.game import GameResult, play_game
+from rummysim.render import scores_text
 from rummysim.rules import Rules
 from rummysim.strategies import check_strategy, strategy_label
 from rummysim.terminal import EndSession, Human, Reader, Writer
@@ -94,20 +95,16 @@ def play_session(
         result = play_game([human, *bots], rules=table_rules, seed=seed, game=0)
     except EndSession as end:
         write("")
-        write(f"Game stopped ({end.reason}). Scores: {_scores(human.scores, who)}.")
+        write(f"Game stopped ({end.reason}). Scores: {scores_text(human.scores, who)}.")
         return None
     except KeyboardInterrupt:
         write("")
-        write(f"Game stopped (interrupted). Scores: {_scores(human.scores, who)}.")
+        write(f"Game stopped (interrupted). Scores: {scores_text(human.scores, who)}.")
         return None
     write("")
     write(f"=== game over after {result.games[0].n_hands} hands: {_verdict(result, who)} ===")
-    write(f"Final scores: {_scores(list(result.scores), who)}.")
+    write(f"Final scores: {scores_text(list(result.scores), who)}.")
     return result
-
-
-def _scores(scores: Sequence[int], who: Sequence[str]) -> str:
-    return ", ".join(f"{name} {score}" for name, score in zip(who, scores, strict=True))
 
 
 def _verdict(result: GameResult, who: Sequence[str]) -> str:
@@ -124,8 +121,7 @@ def _verdict(result: GameResult, who: Sequence[str]) -> str:
 
 
 def _rules_text(rules: Rules) -> str:
-    basic = Rules(n_players=rules.n_players).to_dict()
-    changed = [f"{k}={v}" for k, v in rules.to_dict().items() if basic[k] != v]
+    changed = [f"{k}={v}" for k, v in rules.changes().items()]
     variant = f"basic rummy with {', '.join(changed)}" if changed else "basic rummy"
     hands = f"{rules.max_hands} hand{'s' if rules.max_hands != 1 else ''}"
     if rules.max_hands is None:
