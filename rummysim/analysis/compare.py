@@ -24,7 +24,17 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import test_proportions_2indep
 
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio_difference
-from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, balance, hand_balance, seed_for
+from rummysim.analysis.metrics import (
+    PROPORTIONS,
+    RATIOS,
+    ConditionSummary,
+    balance,
+    hand_balance,
+    hand_balance_columns,
+    per_game_columns,
+    seed_for,
+    winner_indicators,
+)
 from rummysim.strategies.registry import strategy_label
 
 ALPHA = 0.05
@@ -108,14 +118,11 @@ def compare(
         else:
             result.differences[metric] = independent_difference(a, b, seed=s)
 
-    def col(frame: pd.DataFrame, name: str) -> np.ndarray:
-        return np.ones(len(frame)) if name == "one" else frame[name].to_numpy(dtype=float)
-
+    ca, cb = per_game_columns(fa), per_game_columns(fb)
     for metric, (num, den, _) in RATIOS.items():
-        diff(metric, (col(fa, num), col(fa, den)), (col(fb, num), col(fb, den)))
-    diff("first_seat_advantage_hand", (col(fa, "hands_won_0") - col(fa, "decided_hands") / sa.n_players,
-         col(fa, "decided_hands")), (col(fb, "hands_won_0") - col(fb, "decided_hands") / sb.n_players,
-         col(fb, "decided_hands")))  # fmt: skip
+        diff(metric, (ca[num], ca[den]), (cb[num], cb[den]))
+    diff("first_seat_advantage_hand", (ca["hands_won_0"] - ca["decided_hands"] / sa.n_players, ca["decided_hands"]),
+         (cb["hands_won_0"] - cb["decided_hands"] / sb.n_players, cb["decided_hands"]))  # fmt: skip
     _proportions(result, fa, fb, diff, paired=paired)
     if paired:
         both = fa["decided"].to_numpy() & fb["decided"].to_numpy()
@@ -174,18 +181,13 @@ def _first_seat_unpaired(result: Comparison, da: pd.DataFrame, db: pd.DataFrame,
 def _balance_paired(
     result: Comparison, fa: pd.DataFrame, fb: pd.DataFrame, da: pd.DataFrame, db: pd.DataFrame, n: int, *, seed: int
 ) -> None:
-    cols = [_binary(da, "winner_start", p) for p in range(n)] + [_binary(db, "winner_start", p) for p in range(n)]
+    cols = winner_indicators(da, n) + winner_indicators(db, n)
 
     def game_level(*x: np.ndarray, axis: int = -1) -> np.ndarray:
         return balance(*x[n:], axis=axis) - balance(*x[:n], axis=axis)
 
     result.differences["balance_game"] = bootstrap(game_level, tuple(cols), seed=seed)
-    hand_cols = [fa["decided_hands"].to_numpy(dtype=float)] + [
-        fa[f"hands_won_{p}"].to_numpy(dtype=float) for p in range(n)
-    ]
-    hand_cols += [fb["decided_hands"].to_numpy(dtype=float)] + [
-        fb[f"hands_won_{p}"].to_numpy(dtype=float) for p in range(n)
-    ]
+    hand_cols = hand_balance_columns(fa, n) + hand_balance_columns(fb, n)
 
     def hand_level(*x: np.ndarray, axis: int = -1) -> np.ndarray:
         return hand_balance(*x[n + 1 :], axis=axis) - hand_balance(*x[: n + 1], axis=axis)

@@ -56,7 +56,6 @@ def game_frame(hands: pd.DataFrame, games: pd.DataFrame, *, n_players: int) -> p
     g = games.set_index(["game", "seat"])
     sole = g[g["won"]].reset_index().set_index("game")
     frame = pd.DataFrame(index=pd.Index(sorted(games["game"].unique()), name="game"))
-    frame["n_hands"] = g["n_hands"].groupby(level="game").first()
     frame["tied"] = g["tied"].groupby(level="game").any()
     frame["stalled"] = g["stalled"].groupby(level="game").any()
     frame["winner_seat"] = sole["seat"].reindex(frame.index).fillna(-1).astype(int)

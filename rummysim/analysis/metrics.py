@@ -30,7 +30,7 @@ RATIOS: dict[str, tuple[str, str, str]] = {
     **{f"ended_by_{e}": (f"end_{e}", "hands", f"share of hands ended by {e.replace('_', '-')}") for e in ENDINGS},
     "rummy_rate": ("rummies", "decided_hands", "share of decided hands won by going rummy (R8.3)"),
     "rummy_point_share": ("rummy_points", "points", "share of all points scored by rummy hands"),
-    "hands_per_game": ("n_hands", "one", "hands per game (R11)"),
+    "hands_per_game": ("hands", "one", "hands per game (R11)"),
     "lead_changes": ("lead_changes", "one", "lead changes per game"),
 }
 PROPORTIONS: dict[str, tuple[str, str, str]] = {
@@ -127,6 +127,11 @@ def hand_balance(decided: np.ndarray, *won: np.ndarray, axis: int = -1) -> np.nd
     return 1.0 - (shares.max(axis=0) - shares.min(axis=0))
 
 
+def hand_balance_columns(frame: pd.DataFrame, n: int) -> tuple[np.ndarray, ...]:
+    """Return the per-game columns `hand_balance` takes: decided hands, then hands won from each position."""
+    return tuple(frame[c].to_numpy(dtype=float) for c in ["decided_hands", *(f"hands_won_{p}" for p in range(n))])
+
+
 def winner_indicators(frame: pd.DataFrame, n: int) -> list[np.ndarray]:
     """Return, per start position, a 0/1 column over decided games: that position won."""
     start = frame.loc[frame["decided"], "winner_start"].to_numpy()
@@ -158,10 +163,7 @@ def summarize_condition(
     m = summary.metrics
     m["first_seat_advantage_hand"] = summary.seat_hand[0].shifted(-1.0 / n)
     m["first_seat_advantage_game"] = summary.seat_game[0].shifted(-1.0 / n)
-    won_cols = tuple(frame[f"hands_won_{p}"].to_numpy(dtype=float) for p in range(n))
-    m["balance_hand"] = bootstrap(
-        hand_balance, (frame["decided_hands"].to_numpy(dtype=float), *won_cols), seed=seed_for(name, "bh", base=seed)
-    )
+    m["balance_hand"] = bootstrap(hand_balance, hand_balance_columns(frame, n), seed=seed_for(name, "bh", base=seed))
     m["balance_game"] = bootstrap(balance, tuple(winner_indicators(frame, n)), seed=seed_for(name, "bg", base=seed))
     columns = per_game_columns(frame)
     for metric, (num, den, _) in RATIOS.items():

@@ -152,10 +152,10 @@ def rummy_value(analysis: Analysis) -> Figure:
 def game_length(analysis: Analysis) -> Figure:
     """The distribution of hands per game (R11)."""
     fig, ax = _figure()
-    longest = max(int(f["n_hands"].quantile(0.995)) for f in analysis.frames.values())
+    longest = max(int(f["hands"].quantile(0.995)) for f in analysis.frames.values())
     bins = [h + 0.5 for h in range(longest + 1)]
     for j, c in enumerate(analysis.conditions):
-        ax.hist(analysis.frames[c.name]["n_hands"], bins=bins, histtype="step", density=True, linewidth=1.5,
+        ax.hist(analysis.frames[c.name]["hands"], bins=bins, histtype="step", density=True, linewidth=1.5,
                 color=COLORS[j % 10], label=f"{c.name} (mean {c.metrics['hands_per_game'].value:.1f})")  # fmt: skip
     ax.set_xlabel("hands in the game")
     ax.set_ylabel("share of games")
