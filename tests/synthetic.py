@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rummysim.tables import SCHEMAS
+
 
 def synthetic_tables(
     rng: np.random.Generator,
@@ -59,9 +61,6 @@ def synthetic_tables(
         for s in range(n):
             game_rows.append((condition, g, s, strategy[s], score[s], s == winner, False, hands, won_hands[s], 0,
                               first, False))  # fmt: skip
-    hand_cols = ["condition", "game", "hand", "seat", "strategy", "dealer", "position", "won", "points", "score",
-                 "went_out_by", "went_rummy", "multiplier", "stalled", "turns", "n_rebuilds", "holding_end",
-                 "holding_points"]  # fmt: skip
-    game_cols = ["condition", "game", "seat", "strategy", "score", "won", "tied", "n_hands", "hands_won", "n_stalled",
-                 "first_dealer", "stalled"]  # fmt: skip
-    return pd.DataFrame(hand_rows, columns=hand_cols), pd.DataFrame(game_rows, columns=game_cols)
+    return pd.DataFrame(hand_rows, columns=SCHEMAS["hands"].names), pd.DataFrame(
+        game_rows, columns=SCHEMAS["games"].names
+    )

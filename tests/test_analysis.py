@@ -11,6 +11,7 @@ from rummysim.analysis.compare import compare, holm, plan
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio, wilson
 from rummysim.analysis.frames import game_frame, trajectories
 from rummysim.analysis.metrics import summarize_condition
+from rummysim.tables import SCHEMAS
 
 
 def summarize(hands, games, *, n=3, lineup=None, name="c", seed=0):
@@ -148,14 +149,11 @@ def test_lead_changes_and_comeback_on_a_hand_made_game():
     hands = pd.DataFrame(
         [("c", 0, h, s, "greedy", h % 2, (s - h % 2 - 1) % 2, False, 0, sc[s], "discard", False, 1, False, 9, 0, "", 0)
          for h, sc in enumerate(scores) for s in range(2)],
-        columns=["condition", "game", "hand", "seat", "strategy", "dealer", "position", "won", "points", "score",
-                 "went_out_by", "went_rummy", "multiplier", "stalled", "turns", "n_rebuilds", "holding_end",
-                 "holding_points"],
+        columns=SCHEMAS["hands"].names,
     )  # fmt: skip
     games = pd.DataFrame(
         [("c", 0, s, "greedy", scores[-1][s], s == 0, False, 4, 0, 0, 0, False) for s in range(2)],
-        columns=["condition", "game", "seat", "strategy", "score", "won", "tied", "n_hands", "hands_won", "n_stalled",
-                 "first_dealer", "stalled"],
+        columns=SCHEMAS["games"].names,
     )  # fmt: skip
     frame = game_frame(hands, games, n_players=2)
     assert frame.loc[0, "lead_changes"] == 2
