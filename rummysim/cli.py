@@ -128,7 +128,7 @@ def _write_report(folder: Path, *, quiet: bool) -> None:
     from rummysim.report import build_report
     from rummysim.tables import load_results
 
-    load_results(folder)  # a folder without a finished run is an error before any work
+    load_results(folder).check_tables("hands", "games")  # an error before any work
     if not quiet:
         click.echo("analysing the tables and drawing the report ...", err=True)
     report = build_report(folder)

@@ -110,13 +110,20 @@ class Results:
     manifest: dict[str, Any] = field(repr=False)
     _cache: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
 
+    def check_tables(self, *kinds: str) -> None:
+        """Raise `ConfigError` unless the folder has these tables, saying how to make them."""
+        for kind in kinds:
+            if not (self.folder / f"{kind}.parquet").exists():
+                if kind == "turns":
+                    hint = " (run with --trace to record turns)"
+                else:  # committed results keep the manifest and report, not the tables
+                    hint = f"; play it again with: rummysim run {self.manifest.get('source', 'FILE')}"
+                raise ConfigError(f"{self.folder}: has no {kind}.parquet{hint}")
+
     def _table(self, kind: str) -> pd.DataFrame:
         if kind not in self._cache:
-            path = self.folder / f"{kind}.parquet"
-            if not path.exists():
-                hint = " (run with --trace to record turns)" if kind == "turns" else ""
-                raise ConfigError(f"{self.folder}: has no {kind}.parquet{hint}")
-            self._cache[kind] = pd.read_parquet(path)
+            self.check_tables(kind)
+            self._cache[kind] = pd.read_parquet(self.folder / f"{kind}.parquet")
         return self._cache[kind]
 
     @property

@@ -157,3 +157,13 @@ def test_a_change_of_rummy_bonus_is_answered_with_what_going_rummy_is_worth_r8_3
     bullet = next(line for line in text.splitlines() if line.startswith("- `no_bonus` against `bonus`: "))
     assert "going rummy (R8.3) wins " in bullet and "of all points under `bonus`" in bullet
     assert "`rummy_hunter`" in bullet  # its Order is compared: the focal strategy of the lineup
+
+
+def test_cli_report_on_committed_results_without_tables_says_how_to_make_them(run, tmp_path):
+    results, _ = run
+    folder = tmp_path / "small"
+    folder.mkdir()
+    (folder / "manifest.json").write_text((results.folder / "manifest.json").read_text())
+    outcome = CliRunner().invoke(main, ["report", str(folder)])
+    assert outcome.exit_code == 1
+    assert outcome.output == f"Error: {folder}: has no hands.parquet; play it again with: rummysim run small.yaml\n"
