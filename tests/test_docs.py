@@ -25,3 +25,13 @@ def test_the_twenty_line_bot_in_strategies_md_plays_a_game(capsys):
         assert max(eval(scores.split(")")[0] + ")")) >= 150
     finally:
         REGISTRY.pop("hoarder", None)
+
+
+def test_the_readme_quotes_the_committed_acehigh_report():
+    """The README's excerpt of results/acehigh/report.md is that report's opening, rewrapped."""
+    root = Path(__file__).parent.parent
+    readme = (root / "README.md").read_text()
+    start = readme.index("# Does playing aces high or low (R9) change who wins?")
+    quoted = " ".join(readme[start : readme.index("```", start)].split())
+    report = " ".join((root / "results" / "acehigh" / "report.md").read_text().split())
+    assert report.startswith(quoted)
