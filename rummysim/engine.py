@@ -4,10 +4,16 @@ The engine deals (R3), asks each seat in turn to draw, play and discard (R4), ch
 every answer with the pure rules of `rummysim.moves`, rebuilds the stock (R10.1),
 stalls endless hands (R10.2) and scores the winner (R8). Bots see only frozen
 `PlayerView` snapshots built here; the state itself never leaves this module.
+
+What a bot is handed cannot change the game: each seat's views carry that seat's own
+copy of the rules (the engine plays from another, which no bot is given), every other
+part of a view is an int, a tuple or a frozen record, and every answer is made plain
+values (`rummysim.moves.plain_plays`) before it is checked.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -33,6 +39,8 @@ from rummysim.moves import (
     apply_plays,
     check_discard,
     check_draw,
+    plain_plays,
+    shown,
 )
 from rummysim.records import HandRecord, TurnRecord
 from rummysim.rules import Rules
@@ -83,6 +91,8 @@ class _Hand:
     ) -> None:
         self.strategies = strategies
         self.rules = rules
+        # each seat's views show its own copy of the rules; the game reads only self.rules
+        self.seat_rules = [copy.copy(rules) for _ in strategies]
         self.names = names
         self.n = rules.n_players
         self.dealer = dealer
@@ -123,7 +133,7 @@ class _Hand:
                 TableMeld(c, s, tuple(lo)) for c, s, lo in zip(self.table, self.melded_by, self.laid_off, strict=False)
             )
         self._view = PlayerView(
-            seat, self.n, self.dealer, self.rules, self.hand, self.turn, self.holdings[seat],
+            seat, self.n, self.dealer, self.seat_rules[seat], self.hand, self.turn, self.holdings[seat],
             self.drawn, self.taken, self._table_view, tuple(self.discard_pile), len(self.stock),
             tuple(self.sizes), tuple(self.has_melded), self.scores,
             self.n_rebuilds, tuple(self.history),
@@ -193,20 +203,20 @@ class _Hand:
         try:
             pile = answer if answer is Pile.STOCK else check_draw(answer, discard_pile_size=len(self.discard_pile))
         except Rejected as rejected:
-            raise self.illegal(seat, f"draw {answer}", rejected) from None
+            raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
         if pile is Pile.DISCARD:
             card = self.discard_pile.pop()
             self.taken = card
-            shown: int | None = card
+            face_up: int | None = card
         else:
             if not self.stock:
                 self.rebuild()
             card = self.stock.pop()
-            shown = None
+            face_up = None
         self.drawn = card
         self.holdings[seat] |= 1 << card
         self.sizes[seat] += 1
-        self.emit(Drew(seat, pile, shown))
+        self.emit(Drew(seat, pile, face_up))
 
     def rebuild(self) -> None:
         """Shuffle the discard pile but its top card into a new stock, or stall (R10.1, R10.2)."""
@@ -222,13 +232,12 @@ class _Hand:
     def play(self, seat: int) -> WentOutBy | None:
         """R4.2, R4.4, R4.7, R5, R6, R7.2; return how the seat went out, if it did."""
         answer = self.ask(seat, "play", self.view(seat))
-        if answer is None or (isinstance(answer, (list, tuple)) and not answer):
+        if answer is None or (type(answer) in (list, tuple) and not answer):
             return None
         try:
-            answer = list(answer)
-        except TypeError:
-            not_plays = Rejected("R4.2", f"play answered {answer!r}, not a sequence of Meld and LayOff moves")
-            raise self.illegal(seat, repr(answer), not_plays) from None
+            answer = plain_plays(answer)
+        except Rejected as rejected:
+            raise self.illegal(seat, f"play {shown(answer)}", rejected) from None
         if not answer:
             return None
         try:
@@ -267,7 +276,7 @@ class _Hand:
             try:
                 card = check_discard(answer, holding=self.holdings[seat], taken=self.taken)
             except Rejected as rejected:
-                raise self.illegal(seat, f"discard {answer!r}", rejected) from None
+                raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
         self.holdings[seat] ^= 1 << card
         self.sizes[seat] -= 1
         self.discard_pile.append(card)

@@ -4,10 +4,16 @@ A turn (R4) is a draw from a `Pile`, any number of `Meld` and `LayOff` plays, an
 discard. The engine validates a strategy's answers with `check_draw`, `apply_plays` and
 `check_discard`; bots may call the same functions to test a plan before answering.
 Every performed move is logged as a frozen event, which is also what observers see.
+
+A bot's answer is turned into plain values before any check (`plain_int`,
+`plain_plays`): an ``int`` subclass whose ``==`` lies, a `Meld` subclass whose
+``cards`` changes between reads, or a sequence that answers differently each time it
+is walked is read once, as what it holds, and checked as that.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -73,7 +79,75 @@ Play = Meld | LayOff
 
 
 def _code(card: object) -> str:
-    return card_code(card) if type(card) is int and 0 <= card < 52 else repr(card)
+    return card_code(card) if type(card) is int and 0 <= card < 52 else shown(card)
+
+
+def shown(value: object, *, width: int = 60) -> str:
+    """Return a bot's answer as text for an error message: its repr, cut to `width`, never raising."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<a {type(value).__name__} whose repr fails>"
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def plain_int(value: object) -> int | None:
+    """Return a whole-number answer as a plain ``int``, or None if it is not one (a bool is not).
+
+    An ``int`` subclass gives the number it holds, whatever its methods say; numpy
+    integers and other ``__index__`` types give their index.
+
+    >>> class Liar(int):
+    ...     def __eq__(self, other): return False
+    >>> type(plain_int(Liar(7))), plain_int(Liar(7)) == 7
+    (<class 'int'>, True)
+    """
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int.__index__(value)
+    try:
+        index = operator.index(value)  # type: ignore[arg-type]
+    except Exception:
+        return None
+    return int.__index__(index)
+
+
+def plain_plays(answer: object) -> list[Play]:
+    """Return a `play` answer as a list of plain `Meld` and `LayOff` moves, each field read once (R4.2).
+
+    None or an empty sequence is no play. Raises `Rejected` for anything else that is not
+    a sequence of moves of whole numbers.
+    """
+    if answer is None:
+        return []
+    if isinstance(answer, (str, bytes, dict)):
+        raise Rejected("R4.2", f"play answered {shown(answer)}, not a sequence of Meld and LayOff moves")
+    try:
+        items = list(answer)  # type: ignore[call-overload]
+    except Exception:
+        raise Rejected("R4.2", f"play answered {shown(answer)}, not a sequence of Meld and LayOff moves") from None
+    plays: list[Play] = []
+    for item in items:
+        if isinstance(item, Meld):
+            cards = item.cards
+            mask = plain_int(cards)
+            if mask is None:
+                raise Rejected("R4.2", f"meld {shown(cards)}: not a mask of cards (bits 0 to 51)")
+            plays.append(Meld(mask))
+        elif isinstance(item, LayOff):
+            card, meld = item.card, item.meld
+            card_int, meld_int = plain_int(card), plain_int(meld)
+            if card_int is None:
+                raise Rejected("R6.1", f"lay off {shown(card)}: not a card")
+            if meld_int is None:
+                raise Rejected("R6.1", f"lay off {_code(card_int)} on meld {shown(meld)}: not a meld's number")
+            plays.append(LayOff(card_int, meld_int))
+        else:
+            raise Rejected("R4.2", f"play {shown(item)} is neither a Meld nor a LayOff")
+    return plays
 
 
 # -- events: the public record of every move, in the order played ---------------------
@@ -151,17 +225,21 @@ class Rejected(Exception):
 
 
 def check_draw(pile: object, *, discard_pile_size: int) -> Pile:
-    """Return the pile if it may be drawn from, else raise `Rejected` (R4.1, R4.6)."""
-    if pile is Pile.STOCK:
-        return pile
-    if not isinstance(pile, Pile):
-        try:
-            pile = Pile(pile)
-        except ValueError:
-            raise Rejected("R4.1", f"draw {pile!r} is not a pile; answer Pile.STOCK or Pile.DISCARD") from None
-    if pile is Pile.DISCARD and not discard_pile_size:
+    """Return the pile if it may be drawn from, else raise `Rejected` (R4.1, R4.6).
+
+    The answer is a `Pile` or its text (``"stock"``, ``"discard"``); what comes back is
+    always one of the two members.
+    """
+    if pile is Pile.STOCK or pile is Pile.DISCARD:
+        chosen = pile
+    else:
+        text = str.__str__(pile) if isinstance(pile, str) else None  # a str subclass gives the text it holds
+        if text not in ("stock", "discard"):
+            raise Rejected("R4.1", f"draw {shown(pile)} is not a pile; answer Pile.STOCK or Pile.DISCARD")
+        chosen = Pile.STOCK if text == "stock" else Pile.DISCARD
+    if chosen is Pile.DISCARD and not discard_pile_size:
         raise Rejected("R4.6", "draw discard: the discard pile is empty, so the card must come from the stock")
-    return pile
+    return chosen
 
 
 def apply_plays(
@@ -220,14 +298,20 @@ def apply_plays(
 
 
 def check_discard(card: object, *, holding: int, taken: int | None) -> int:
-    """Return the card if it may be discarded, else raise `Rejected` (R4.3, R4.5)."""
+    """Return the card, a plain ``int``, if it may be discarded, else raise `Rejected` (R4.3, R4.5).
+
+    The answer is a card int or a card code; it is made a plain value before it is checked.
+    """
     if isinstance(card, str):
+        text = str.__str__(card)
         try:
-            card = parse_card(card)
+            number: int | None = parse_card(text)
         except ValueError:
-            raise Rejected("R4.3", f"discard {card!r} is not a card code") from None
-    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52 or not holding >> card & 1:
-        raise Rejected("R4.3", f"discard {_code(card)}: not a card in the holding")
-    if card == taken:
-        raise Rejected("R4.5", f"discard {card_code(card)}: taken from the discard pile this turn")
-    return card
+            raise Rejected("R4.3", f"discard {shown(text)} is not a card code") from None
+    else:
+        number = plain_int(card)
+    if number is None or not 0 <= number < 52 or not holding >> number & 1:
+        raise Rejected("R4.3", f"discard {_code(card) if number is None else _code(number)}: not a card in the holding")
+    if number == taken:
+        raise Rejected("R4.5", f"discard {card_code(number)}: taken from the discard pile this turn")
+    return number

@@ -315,7 +315,7 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         "seeds": {
             "seed": experiment.seed,
             "deal": "SeedSequence(seed, spawn_key=(0, game, hand)): deal and stock rebuilds",
-            "strategy": "SeedSequence(seed, spawn_key=(1, game, seat)): each bot",
+            "strategy": "PCG64(BLAKE2b(SeedSequence(seed, spawn_key=(1, game, seat)))): each bot, a one-way key",
             "first_dealer": "SeedSequence(seed, spawn_key=(2, game))",
             "seats": "seat s of game g plays players[(s + g) % n]",
         },

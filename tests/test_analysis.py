@@ -63,6 +63,7 @@ def test_planted_skill_gap_is_recovered_as_order():
     assert covers(weak.per_seat, 0.2) and weak.seats == 2
 
 
+@pytest.mark.slow
 def test_intervals_cover_the_truth_about_95_percent_of_the_time():
     """Over repeated draws, the seat edge, Order and points-per-hand intervals cover the planted truth."""
     rng = np.random.default_rng(4)

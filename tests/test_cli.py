@@ -44,6 +44,7 @@ def test_bad_card_is_one_line_error_with_exit_status_1(runner):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_bench_json_prints_the_figures(runner):
     result = runner.invoke(main, ["bench", "--json", "--quick"])
     assert result.exit_code == 0

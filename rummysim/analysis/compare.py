@@ -8,7 +8,9 @@ games (scipy's bootstrap), exact McNemar tests for a yes/no per game and the
 Stuart-Maxwell test for the winning seat (statsmodels). Other pairs (different table
 sizes) are compared unpaired. The p-values of all planned tests of an experiment are
 corrected together by Holm's method; a difference whose interval spans zero is
-"inconclusive", never "equal".
+"inconclusive", never "equal". A difference that is exactly zero (every paired game
+alike) and a metric with no events in either condition are results too, with verdicts
+of their own (`Verdict`).
 """
 
 from __future__ import annotations
@@ -35,9 +37,36 @@ from rummysim.analysis.metrics import (
     seed_for,
     winner_indicators,
 )
+from rummysim.compat import StrEnum
 from rummysim.strategies.registry import strategy_label
 
 ALPHA = 0.05
+
+
+COUNTED = frozenset({*RATIOS, *PROPORTIONS})
+"""The metrics that count events (rummies, stalls, ties, ...), which may happen in neither condition."""
+
+
+class Verdict(StrEnum):
+    """How a difference stands, decided once here; the report words each one."""
+
+    HOLDS = "holds after Holm's correction"
+    """Its interval excludes zero and its planned test holds after Holm's correction."""
+    NOT_AFTER_HOLM = "inconclusive after Holm's correction"
+    """Its interval excludes zero, but its planned test does not hold after correction."""
+    INCONCLUSIVE = "inconclusive"
+    """Its interval spans zero, or could not be computed (too few games)."""
+    UNCORRECTED = "interval excludes zero"
+    """Its interval excludes zero and no planned test covers it: descriptive, not corrected."""
+    EXACTLY_ZERO = "exactly zero"
+    """Every paired game gave the same value in both conditions: difference 0 [0, 0]."""
+    NO_EVENTS = "no events in either condition"
+    """What it counts happened in neither condition, so there is nothing to compare."""
+
+    @property
+    def is_shown(self) -> bool:
+        """Return True if the sign of the difference is resolved (corrected or not)."""
+        return self in (Verdict.HOLDS, Verdict.UNCORRECTED)
 
 
 @dataclass
@@ -62,16 +91,22 @@ class Comparison:
     tests: dict[str, Test] = field(default_factory=dict)
     focal: str | None = None
     """The strategy whose Order is compared (`ConditionSummary.focal` of the reference)."""
+    no_events: set[str] = field(default_factory=set)
+    """Metrics whose events (rummies, stalls, ties, ...) happened in neither condition."""
 
-    def verdict(self, metric: str) -> str:
-        """Return how a difference stands: holds, inconclusive, or descriptive."""
+    def verdict(self, metric: str) -> Verdict:
+        """Return how a difference stands (`Verdict`)."""
+        if metric in self.no_events:
+            return Verdict.NO_EVENTS
         diff = self.differences[metric]
+        if diff.value == diff.low == diff.high == 0.0:
+            return Verdict.EXACTLY_ZERO
         if np.isnan(diff.low) or diff.spans_zero:
-            return "inconclusive"
+            return Verdict.INCONCLUSIVE
         test = self.tests.get(metric)
         if test is None:
-            return "interval excludes zero"
-        return "holds after Holm's correction" if test.p_holm < ALPHA else "inconclusive after Holm's correction"
+            return Verdict.UNCORRECTED
+        return Verdict.HOLDS if test.p_holm < ALPHA else Verdict.NOT_AFTER_HOLM
 
 
 def plan(conditions: Sequence[dict[str, Any]]) -> list[tuple[str, str, bool]]:
@@ -113,6 +148,8 @@ def compare(
 
     def diff(metric: str, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> None:
         s = seed_for(*key, metric, base=seed)
+        if metric in COUNTED and not np.any(a[0]) and not np.any(b[0]):
+            result.no_events.add(metric)
         if paired:
             result.differences[metric] = bootstrap(ratio_difference, (*a, *b), seed=s)
         else:
@@ -133,8 +170,6 @@ def compare(
         da, db = fa[fa["decided"]], fb[fb["decided"]]
         _first_seat_unpaired(result, da, db, sa.n_players, sb.n_players, diff)
     _order(result, sa, sb, da, db, diff, paired=paired)
-    # Events that happened in neither condition (no tied games, say) have nothing to compare.
-    result.differences = {k: e for k, e in result.differences.items() if not e.value == e.low == e.high == 0.0}
     return result
 
 

@@ -111,11 +111,15 @@ def trajectories(hands: pd.DataFrame, frame: pd.DataFrame, *, max_hands: int = 6
     so every hand's mean is over the same games.
     """
     winners = frame.loc[frame["decided"], "winner_seat"]
+    if winners.empty:  # no decided game: nothing to follow
+        return pd.DataFrame({"hand": pd.Series(dtype=int), "winner": pd.Series(dtype=float),
+                             "others": pd.Series(dtype=float)})  # fmt: skip
     rows = hands[hands["game"].isin(winners.index) & (hands["hand"] < max_hands)]
     is_winner = rows["seat"].to_numpy() == winners.reindex(rows["game"]).to_numpy()
     scores = rows.assign(role=np.where(is_winner, "winner", "others"))
     table = scores.pivot_table(index=["game", "seat", "role"], columns="hand", values="score", aggfunc="first")
     table = table.ffill(axis=1)
-    means = table.groupby(level="role").mean().T
+    means = table.groupby(level="role").mean().T.reindex(columns=["winner", "others"])
     means.index.name = "hand"
+    means.columns.name = None
     return means.reset_index()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from rummysim.analysis import Analysis, Comparison, ConditionSummary, Estimate
+from rummysim.analysis.compare import Verdict
 
 FAIRER = (
     'What "fairer" means here: a rule is fairer on **seat advantage** when the seats win '
@@ -30,6 +31,23 @@ LABELS = {
     "rummy_point_share": ("rummy's share of points", 100.0, " pp"), "ended_by_stalled": ("stalled hands", 100.0, " pp"),
     "lead_changes": ("lead changes per game", 1.0, ""), "comeback_rate": ("comeback rate", 100.0, " pp"),
 }  # fmt: skip
+EVENTS = {
+    "points_per_hand": "points scored", "turns_per_hand": "turns", "hands_per_game": "hands",
+    "ended_by_discard": "hands ended by a discard", "ended_by_meld": "hands ended by a meld",
+    "ended_by_lay_off": "hands ended by a lay-off", "ended_by_stalled": "stalled hands", "rummy_rate": "rummies",
+    "rummy_point_share": "points from rummies", "lead_changes": "lead changes", "comeback_rate": "comebacks",
+    "tied_games": "tied games", "stalled_games": "unfinished games",
+}  # fmt: skip
+"""What each counted metric counts, for "no ... in either condition"."""
+
+
+def _missing(e: Estimate) -> str | None:
+    """Return how to show an estimate that could not be computed, or None if it was."""
+    if math.isnan(e.value):
+        return "n/a (no games to measure it)"
+    if math.isnan(e.low):
+        return "no interval (fewer than 2 games)"
+    return None
 
 
 def pp(e: Estimate, *, signed: bool = True, unit: str = " pp") -> str:
@@ -40,6 +58,9 @@ def pp(e: Estimate, *, signed: bool = True, unit: str = " pp") -> str:
     """
     sign = "+" if signed else ""
     digits = _digits(e, scale=100.0, least=1)
+    missing = _missing(e)
+    if missing:
+        return missing if math.isnan(e.value) else f"{e.value * 100:{sign}.{digits}f}{unit} ({missing})"
     return f"{e.value * 100:{sign}.{digits}f}{unit} [{e.low * 100:{sign}.{digits}f}, {e.high * 100:{sign}.{digits}f}]"
 
 
@@ -51,6 +72,9 @@ def num(e: Estimate, *, digits: int = 3, signed: bool = False) -> str:
     """
     sign = "+" if signed else ""
     digits = _digits(e, scale=1.0, least=digits)
+    missing = _missing(e)
+    if missing:
+        return missing if math.isnan(e.value) else f"{e.value:{sign}.{digits}f} ({missing})"
     return f"{e.value:{sign}.{digits}f} [{e.low:{sign}.{digits}f}, {e.high:{sign}.{digits}f}]"
 
 
@@ -70,17 +94,28 @@ def p_text(p: float) -> str:
 def _verdict(comp: Comparison, metric: str) -> str:
     """Return the verdict in words; an untested interval that excludes zero says it is uncorrected."""
     verdict = comp.verdict(metric)
-    if verdict == "interval excludes zero" and metric in ("first_seat_advantage_game", "order"):
+    if verdict is Verdict.UNCORRECTED and metric in ("first_seat_advantage_game", "order"):
         return "interval excludes zero; no exact test fits this unpaired pair, so it is not corrected"
-    return verdict
+    if verdict is Verdict.EXACTLY_ZERO:
+        return f"no game changed: difference 0 [0, 0] over {comp.games:,} paired games"
+    if verdict is Verdict.NO_EVENTS:
+        return f"no {EVENTS.get(metric, metric)} in either condition"
+    return str(verdict)
 
 
 def _status(comp: Comparison, metric: str) -> str:
     test = comp.tests.get(metric)
     verdict = _verdict(comp, metric)
-    if test is None:
+    if test is None or comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
         return verdict
     return f"{test.method} p {_eq(test.p)}, Holm-adjusted p {_eq(test.p_holm)}: {verdict}"
+
+
+def _difference(comp: Comparison, metric: str, shown: str, *, lead: str = "difference ") -> str:
+    """Return ``difference X (status)``, or only the status when nothing changed or nothing happened."""
+    if comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+        return _verdict(comp, metric)
+    return f"{lead}{shown} ({_status(comp, metric)})"
 
 
 def _eq(p: float) -> str:
@@ -96,20 +131,20 @@ def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -
     text = (
         f"**Seat advantage**: {_seat_claim(comp, a, b)}. The seat that plays first in a game's first hand wins "
         f"{pp(ga)} more than its fair share under `{a.name}` and {pp(gb)} under `{b.name}`; "
-        f"difference {pp(d)} ({_status(comp, 'first_seat_advantage_game')}). "
+        f"{_difference(comp, 'first_seat_advantage_game', pp(d))}. "
         f"Hand by hand, the seat that plays first has an edge of {pp(ha)} and {pp(hb)}; "
-        f"difference {pp(dh)} ({comp.verdict('first_seat_advantage_hand')})."
+        f"{_difference(comp, 'first_seat_advantage_hand', pp(dh))}."
     )
     if "balance_game" in comp.differences:
-        text += f" Balance of games changes by {num(comp.differences['balance_game'], signed=True)}"
-        text += f" ({comp.verdict('balance_game')})."
+        shown = num(comp.differences["balance_game"], signed=True)
+        said = _difference(comp, "balance_game", shown, lead="changes by ")
+        text += f" Balance of games {said}." if said.startswith("changes") else f" Balance of games: {said}."
     return text
 
 
 def _seat_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     """Return which condition is fairer on seat advantage, if that holds after correction."""
-    verdict = comp.verdict("first_seat_advantage_game")
-    if not verdict.startswith(("holds", "interval")):
+    if not comp.verdict("first_seat_advantage_game").is_shown:
         return "neither is shown fairer on seat advantage"
     ga, gb = a.metrics["first_seat_advantage_game"], b.metrics["first_seat_advantage_game"]
     fairer = b.name if abs(gb.value) < abs(ga.value) else a.name
@@ -124,8 +159,7 @@ def _orders(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> tuple
 
 def _skill_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     """Return under which condition the focal strategy wins more, if that holds after correction."""
-    verdict = comp.verdict("order")
-    if not verdict.startswith(("holds", "interval")):
+    if not comp.verdict("order").is_shown:
         return f"neither condition is shown to let `{comp.focal}` win more often"
     oa, ob = _orders(comp, a, b)
     more = b.name if ob.value > oa.value else a.name
@@ -141,8 +175,7 @@ def _skill_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) 
     oa, ob = _orders(comp, a, b)
     return (
         f"**Skill**: {_skill_claim(comp, a, b)}. The Order of `{comp.focal}` is {num(oa)} under `{a.name}` "
-        f"and {num(ob)} under `{b.name}`; difference {num(comp.differences['order'], signed=True)} "
-        f"({_status(comp, 'order')})."
+        f"and {num(ob)} under `{b.name}`; {_difference(comp, 'order', num(comp.differences['order'], signed=True))}."
     )
 
 
@@ -150,7 +183,7 @@ def _notable(comp: Comparison) -> str | None:
     parts = []
     for metric in NOTABLE:
         d = comp.differences.get(metric)
-        if d is None or comp.verdict(metric) == "inconclusive":
+        if d is None or not comp.verdict(metric).is_shown:
             continue
         label, scale, unit = LABELS[metric]
         digits = 2 if scale == 1.0 or max(abs(d.low), abs(d.high)) < 0.01 else 1
@@ -214,12 +247,19 @@ def _rummy_claim(analysis: Analysis, comp: Comparison, a: ConditionSummary, b: C
     sa, sb = a.metrics["rummy_point_share"], b.metrics["rummy_point_share"]
     ra, rb = a.metrics["rummy_rate"], b.metrics["rummy_rate"]
     d = comp.differences.get("rummy_point_share")
-    change = f"; difference {pp(d)}: {comp.verdict('rummy_point_share')}" if d is not None else ""
+    change = f"; difference {pp(d)}: {_verdict(comp, 'rummy_point_share')}" if d is not None else ""
     return (
         f"going rummy (R8.3) wins {pp(ra, signed=False, unit='%')} of decided hands and takes "
         f"{pp(sa, signed=False, unit='%')} of all points under `{a.name}`, {pp(rb, signed=False, unit='%')} and "
         f"{pp(sb, signed=False, unit='%')} under `{b.name}`{change}"
     )
+
+
+def _change(comp: Comparison, metric: str, what: str, shown: str) -> str:
+    """Return ``WHAT changes by X: verdict``, or only the verdict when nothing changed or happened."""
+    if comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+        return _verdict(comp, metric)
+    return f"{what} changes by {shown}: {_verdict(comp, metric)}"
 
 
 def summary_line(analysis: Analysis) -> str:
@@ -228,11 +268,11 @@ def summary_line(analysis: Analysis) -> str:
     for comp in analysis.comparisons:
         a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
         d = comp.differences["first_seat_advantage_game"]
-        verdict = _verdict(comp, "first_seat_advantage_game")
-        said = [f"{_seat_claim(comp, a, b)} (the first seat's edge changes by {pp(d)}: {verdict})"]
+        edge = _change(comp, "first_seat_advantage_game", "the first seat's edge", pp(d))
+        said = [f"{_seat_claim(comp, a, b)} ({edge})"]
         if comp.focal is not None and "order" in comp.differences:
-            order = num(comp.differences["order"], signed=True)
-            said.append(f"{_skill_claim(comp, a, b)} (its Order changes by {order}: {_verdict(comp, 'order')})")
+            order = _change(comp, "order", "its Order", num(comp.differences["order"], signed=True))
+            said.append(f"{_skill_claim(comp, a, b)} ({order})")
         rummy = _rummy_claim(analysis, comp, a, b)
         if rummy:
             said.append(rummy)

@@ -201,8 +201,10 @@ def draw_all(analysis: Analysis, folder: Path) -> dict[str, Path]:
     with plt.rc_context({"svg.hashsalt": "rummysim", "svg.fonttype": "none", "font.size": 9}):
         for name, (draw, _) in CHARTS.items():
             fig = draw(analysis)
-            fig.savefig(folder / f"{name}.png", dpi=110)
-            fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
-            plt.close(fig)
+            try:
+                fig.savefig(folder / f"{name}.png", dpi=110)
+                fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
+            finally:
+                plt.close(fig)
             paths[name] = folder / f"{name}.png"
     return paths
