@@ -258,3 +258,30 @@ def bench_decisions(*, hands: int = 300, slow_hands: int = 20) -> dict[str, floa
             play_hand([bot, Greedy()], rules=Rules(), seed=2026, hand=hand, dealer=hand % 2)
         figures[f"decision_us_{name}"] = statistics.fmean(times) * 1e6
     return figures
+
+
+def bench_sealed(*, hands: int = 200) -> dict[str, float]:
+    """Return the mean time per decision of greedy sealed in its own process, and in process (microseconds).
+
+    Greedy, loaded by path so that it runs sealed (`rummysim.strategies.sealed`), plays
+    2-player hands against greedy; each of its decisions is timed from the engine's
+    side: the view sent, the bot's answer, the answer read back. The process starts once
+    (not counted), as in a run, where it serves every game of a chunk.
+    """
+    from rummysim.seeding import strategy_key, strategy_rng
+    from rummysim.strategies.sealed import Sealed, SealedPool
+
+    sealed_times: list[float] = []
+    local_times: list[float] = []
+    spec = {"strategy": "rummysim.strategies.greedy:Greedy"}
+    with SealedPool() as pool:
+        pool.bot(0, spec, key=0)  # start the process outside the timing
+        for hand in range(hands):
+            process = pool.processes[0]
+            sealed = _timed(Sealed, sealed_times)(process, spec, key=strategy_key(2026, hand, 0))
+            play_hand([sealed, Greedy()], rules=Rules(), seed=2026, hand=hand, dealer=hand % 2)
+            local = _timed(Greedy, local_times)(rng=strategy_rng(2026, hand, 0))
+            play_hand([local, Greedy()], rules=Rules(), seed=2026, hand=hand, dealer=hand % 2)
+    sealed_us, local_us = statistics.fmean(sealed_times) * 1e6, statistics.fmean(local_times) * 1e6
+    return {"decision_us_sealed_greedy": sealed_us, "decision_us_greedy_in_process": local_us,
+            "sealed_overhead_us": sealed_us - local_us}  # fmt: skip

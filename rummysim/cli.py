@@ -79,6 +79,9 @@ def main() -> None:
 @click.option("--trace", is_flag=True, help="Also write turns.parquet, one row per turn with its moves.")
 @click.option("--force", is_flag=True, help="Start over, deleting results of an earlier, different run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option(
+    "--isolate", is_flag=True, help="Run every plug-in bot sealed in its own process (as isolate: true in the file)."
+)
 @click.option("--no-report", is_flag=True, help="Write the tables only; make the report later with `rummysim report`.")
 @_one_line_errors
 def run(
@@ -93,6 +96,7 @@ def run(
     trace: bool,
     force: bool,
     quiet: bool,
+    isolate: bool,
     no_report: bool,
 ) -> None:
     """Play the experiment in FILE and write its tables and report to OUT/<name>/.
@@ -112,7 +116,7 @@ def run(
     try:
         results = run_experiment(
             experiment, out=out, n_jobs=jobs, games=games, seed=seed, backend=backend, scheduler=scheduler,
-            chunk_games=chunk_games, trace=trace, force=force, quiet=quiet,
+            chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate,
         )  # fmt: skip
     except KeyboardInterrupt:
         raise click.ClickException(
@@ -166,13 +170,19 @@ def validate(experiment_file: str) -> None:
       rummysim validate experiments/acehigh.yaml
     """
     from rummysim.experiment import load_experiment
+    from rummysim.strategies import check_strategy
+    from rummysim.strategies.registry import is_builtin
 
     experiment = load_experiment(experiment_file)
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
     for condition in experiment.conditions:
         players = ", ".join(p["strategy"] for p in condition.players)
         rules = ", ".join(f"{k}={v}" for k, v in condition.rules.changes().items()) or "basic"
-        click.echo(f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}")
+        sealed = sorted({p["strategy"] for p in condition.players if not is_builtin(check_strategy(p)[0])})
+        note = f", sealed: {', '.join(sealed)}" if sealed and experiment.isolates(condition) else ""
+        click.echo(
+            f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"
+        )
 
 
 @main.command()
@@ -223,7 +233,8 @@ def deadwood(cards: str, ace: str, ace_points: int | None) -> None:
 @click.option("--runner", is_flag=True, help="Also time the runner: 1 vs 2 workers and its overhead (minutes).")
 @click.option("--memory-hands", type=int, default=0, help="Also run this many hands and report peak memory.")
 @click.option("--bots", is_flag=True, help="Also time each built-in bot's decisions (mean microseconds).")
-def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool) -> None:
+@click.option("--sealed", is_flag=True, help="Also time a decision of a sealed bot (isolate: true) against in process.")
+def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool, sealed: bool) -> None:
     """Measure the engine: greedy hands/s and min-deadwood calls/s on one process.
 
     Figures are medians of several repeats; see docs/benchmarks.md.
@@ -231,9 +242,9 @@ def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: boo
     \b
     Example:
       rummysim bench --json
-      rummysim bench --runner --memory-hands 1000000 --bots
+      rummysim bench --runner --memory-hands 1000000 --bots --sealed
     """
-    from rummysim.benchmarks import bench_decisions, bench_memory, bench_runner, run_benchmarks
+    from rummysim.benchmarks import bench_decisions, bench_memory, bench_runner, bench_sealed, run_benchmarks
 
     figures = run_benchmarks(quick=quick)
     if runner:
@@ -242,6 +253,8 @@ def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: boo
         figures.update(bench_memory(hands=memory_hands))
     if bots:
         figures.update(bench_decisions(hands=30 if quick else 300, slow_hands=3 if quick else 20))
+    if sealed:
+        figures.update(bench_sealed(hands=20 if quick else 200))
     if as_json:
         click.echo(json.dumps(figures))
         return

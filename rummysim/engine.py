@@ -47,6 +47,7 @@ from rummysim.rules import Rules
 from rummysim.seeding import hand_rng
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld, observes
+from rummysim.strategies.sealed import SealedError
 from rummysim.timing import TooSlow, timed
 
 
@@ -181,8 +182,13 @@ class _Hand:
             raise self._crash(seat, decision, exc) from exc
 
     def _crash(self, seat: int, decision: str, exc: Exception) -> StrategyError:
+        if isinstance(exc, SealedError) and exc.raised is None:  # a sealed bot hung, died or sent garbage
+            what = f"{exc}"
+        else:
+            kind = exc.raised if isinstance(exc, SealedError) else type(exc).__name__
+            what = f"raised {kind} in {decision}: {exc}"
         return StrategyError(
-            f"seat {seat} ({self.names[seat]}) raised {type(exc).__name__} in {decision}: {exc}; {self.context}",
+            f"seat {seat} ({self.names[seat]}) {what}; {self.context}",
             seat=seat,
             strategy=self.names[seat],
         )

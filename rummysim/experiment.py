@@ -25,9 +25,10 @@ from rummysim.errors import ConfigError, nearest
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
 
-KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit")
+KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
+        "isolate")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
-CONDITION_KEYS = ("rules", "players", "games", "description")
+CONDITION_KEYS = ("rules", "players", "games", "description", "isolate")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -43,6 +44,8 @@ class Condition:
     description: str = ""
     games: int | None = None
     """Games for this condition, if not the experiment's number."""
+    isolate: bool | None = None
+    """Whether its plug-in bots run sealed, if not as the experiment says. Never changes results."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the condition with every rule resolved, as plain values."""
@@ -50,6 +53,7 @@ class Condition:
             "name": self.name,
             "description": self.description,
             "games": self.games,
+            "isolate": self.isolate,
             "rules": self.rules.to_dict(),
             "players": [dict(p) for p in self.players],
         }
@@ -70,6 +74,8 @@ class Experiment:
     """The file it came from, if any."""
     time_limit: float | None = None
     """Seconds a bot may take per decision; over it the run stops with an error. Never changes results."""
+    isolate: bool = False
+    """Run every plug-in bot sealed in its own process (`rummysim.strategies.sealed`). Never changes results."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the resolved experiment (every default filled in), as plain values."""
@@ -80,6 +86,7 @@ class Experiment:
             "seed": self.seed,
             "games": self.games,
             "time_limit": self.time_limit,
+            "isolate": self.isolate,
             "conditions": [c.to_dict() for c in self.conditions],
         }
 
@@ -87,13 +94,18 @@ class Experiment:
         """Return how many games a condition plays: its own number, else the experiment's."""
         return condition.games if condition.games is not None else self.games
 
+    def isolates(self, condition: Condition) -> bool:
+        """Return whether a condition's plug-in bots run sealed: its own setting, else the experiment's."""
+        return self.isolate if condition.isolate is None else condition.isolate
+
     def fingerprint(self) -> str:
-        """Return a hash of everything that changes the results (not the question or descriptions)."""
+        """Return a hash of everything that changes the results (not the question, descriptions or isolation)."""
         data = self.to_dict()
-        for text in ("question", "description", "time_limit"):
+        for text in ("question", "description", "time_limit", "isolate"):
             data.pop(text)
         for condition in data["conditions"]:
             condition.pop("description")
+            condition.pop("isolate")
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def condition(self, name: str) -> Condition:
@@ -108,12 +120,16 @@ class Experiment:
         """Return the condition names, comma-separated."""
         return ", ".join(c.name for c in self.conditions)
 
-    def with_overrides(self, *, games: int | None = None, seed: int | None = None) -> Experiment:
-        """Return the experiment with its number of games and/or seed replaced (from the command line)."""
+    def with_overrides(self, *, games: int | None = None, seed: int | None = None, isolate: bool = False) -> Experiment:
+        """Return the experiment with its number of games and/or seed replaced, or isolated (from the command line)."""
         changes: dict[str, Any] = {}
+        if isolate:
+            changes["isolate"] = True
+            changes["conditions"] = tuple(dataclasses.replace(c, isolate=None) for c in self.conditions)
         if games is not None:
             changes["games"] = _check_int(games, "--games", low=1, where="command line")
-            changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in self.conditions)
+            conditions = changes.get("conditions", self.conditions)
+            changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in conditions)
         if seed is not None:
             changes["seed"] = _check_int(seed, "--seed", low=0, where="command line")
         return Experiment(**{**self.__dict__, **changes}) if changes else self
@@ -207,6 +223,12 @@ def _time_limit(value: Any, where: str) -> float | None:
     return float(value)
 
 
+def _flag(value: Any, path: str, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: {path}: {value!r} is not true or false")
+    return value
+
+
 def _settings(values: Mapping[str, Any], path: str, where: str) -> dict[str, Any]:
     """Check each rule setting on its own; the error names the key path."""
     _check_keys(values, RULE_KEYS, path, where)
@@ -228,6 +250,7 @@ class _Arm(NamedTuple):
     players: tuple[dict[str, Any], ...]
     description: str
     games: int | None = None
+    isolate: bool | None = None
 
 
 def _rules(base: dict[str, Any], arm: _Arm, where: str) -> Rules:
@@ -298,7 +321,8 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         games_here = (
             _check_int(body["games"], f"conditions.{cname}.games", low=1, where=where) if "games" in body else None
         )
-        arms.append(_Arm(cname, overrides, {}, players, text, games_here))
+        isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
+        arms.append(_Arm(cname, overrides, {}, players, text, games_here, isolate))
     if "grid" in data:
         points = _grid(data["grid"], where)
         for arm in arms:
@@ -317,7 +341,8 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     if not arms:
         arms = [_Arm("default", {}, {}, lineup, "")]
     conditions = tuple(
-        Condition(arm.name, _rules(base, arm, where), arm.players, arm.description, arm.games) for arm in arms
+        Condition(arm.name, _rules(base, arm, where), arm.players, arm.description, arm.games, arm.isolate)
+        for arm in arms
     )
     return Experiment(
         name=name,
@@ -327,6 +352,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         conditions=conditions,
         description=_text(data.get("description"), "description", where),
         time_limit=_time_limit(data.get("time_limit"), where),
+        isolate=_flag(data.get("isolate", False), "isolate", where),
         source=source,
     )
 

@@ -9,6 +9,7 @@ unfinished, after `stall_after_hands` stalled hands in a row (R10.2).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -19,6 +20,7 @@ from rummysim.rules import Rules
 from rummysim.seeding import game_rng
 from rummysim.strategies import Strategy, make_lineup
 from rummysim.strategies.registry import Spec
+from rummysim.strategies.sealed import SealedPool
 
 
 class GameResult(NamedTuple):
@@ -50,6 +52,7 @@ def play_game(
     audit: bool = False,
     time_limit: float | None = None,
     on_hand: Callable[[HandResult], None] | None = None,
+    isolate: bool | SealedPool = False,
 ) -> GameResult:
     """Play one game to its end (R11) and return its records.
 
@@ -58,15 +61,26 @@ def play_game(
     (`seed`, `game`, hand) (see `rummysim.seeding`). `rules` defaults to basic rummy
     for the number of players. `trace`, `audit` and `time_limit` are passed to `play_hand`.
     `on_hand` is called with each hand's `HandResult` as the hand ends (`rummysim.replay`
-    watches a game through it); it never changes a result.
+    watches a game through it); it never changes a result. `isolate` runs every plug-in
+    bot sealed in its own process (`rummysim.strategies.sealed`), in the processes of
+    the `SealedPool` given or of one opened for this game; it never changes a result.
     """
     if rules is None:
         rules = Rules(n_players=len(players))
     elif len(players) != rules.n_players:
         raise ConfigError(f"players: {len(players)} given for rules with n_players={rules.n_players} (R1.1)")
-    bots, labels = make_lineup(players, seed=seed, game=game)
-    if names is not None:
-        labels = list(names)
+    with contextlib.ExitStack() as stack:
+        pool = isolate if isinstance(isolate, SealedPool) else None
+        if isolate is True:
+            pool = stack.enter_context(SealedPool(time_limit=time_limit))
+        bots, labels = make_lineup(players, seed=seed, game=game, pool=pool)
+        return _play(bots, labels if names is None else list(names), rules=rules, seed=seed, game=game, trace=trace,
+                     audit=audit, time_limit=time_limit, on_hand=on_hand)  # fmt: skip
+
+
+def _play(bots: list[Strategy], labels: list[str], *, rules: Rules, seed: int, game: int, trace: bool, audit: bool,
+          time_limit: float | None, on_hand: Callable[[HandResult], None] | None) -> GameResult:  # fmt: skip
+    """Play the hands of one game with its bots built (R3.1, R3.4, R11)."""
     n = rules.n_players
     first_dealer = int(game_rng(seed, game).integers(n))
     dealer, scores = first_dealer, [0] * n

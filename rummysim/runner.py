@@ -31,6 +31,7 @@ from rummysim.errors import ConfigError
 from rummysim.experiment import Condition, Experiment, load_experiment
 from rummysim.game import play_game
 from rummysim.records import GameRecord, HandRecord, TurnRecord
+from rummysim.strategies.sealed import SealedPool
 from rummysim.tables import (
     MANIFEST,
     Results,
@@ -58,6 +59,8 @@ class Chunk(NamedTuple):
     stop: int
     trace: bool
     time_limit: float | None = None
+    isolate: bool = False
+    """Run the plug-in bots sealed (`rummysim.strategies.sealed`); never changes the tables."""
 
     @property
     def id(self) -> str:
@@ -76,18 +79,21 @@ def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
     games: list[GameRecord] = []
     turns: list[TurnRecord] = []
     condition = chunk.condition
-    for game in range(chunk.start, chunk.stop):
-        result = play_game(
-            rotated(condition.players, game),
-            rules=condition.rules,
-            seed=chunk.seed,
-            game=game,
-            trace=chunk.trace,
-            time_limit=chunk.time_limit,
-        )
-        hands.extend(result.hands)
-        games.extend(result.games)
-        turns.extend(result.turns)
+    with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(SealedPool(time_limit=chunk.time_limit)) if chunk.isolate else None
+        for game in range(chunk.start, chunk.stop):
+            result = play_game(
+                rotated(condition.players, game),
+                rules=condition.rules,
+                seed=chunk.seed,
+                game=game,
+                trace=chunk.trace,
+                time_limit=chunk.time_limit,
+                isolate=pool or False,
+            )
+            hands.extend(result.hands)
+            games.extend(result.games)
+            turns.extend(result.turns)
     tables = {"hands": to_arrow("hands", condition.name, hands), "games": to_arrow("games", condition.name, games)}
     if chunk.trace:
         tables["turns"] = to_arrow("turns", condition.name, turns)
@@ -113,7 +119,8 @@ def plan(experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str
         for gap_start, gap_stop in gaps:
             for start in range(gap_start, gap_stop, chunk_games):
                 stop = min(start + chunk_games, gap_stop)
-                chunks.append(Chunk(index, condition, experiment.seed, start, stop, trace, experiment.time_limit))
+                chunks.append(Chunk(index, condition, experiment.seed, start, stop, trace, experiment.time_limit,
+                                    experiment.isolates(condition)))  # fmt: skip
     return chunks
 
 
@@ -247,6 +254,7 @@ def run_experiment(
     trace: bool = False,
     force: bool = False,
     quiet: bool = True,
+    isolate: bool = False,
 ) -> Results:
     """Play an experiment and write its tables to ``<out>/<name>/``; return the `Results`.
 
@@ -254,11 +262,12 @@ def run_experiment(
     override the file's. The tables depend only on the experiment and its seed: `n_jobs`,
     `chunk_games` (games per chunk; by default up to 100, and small enough that every
     worker gets several chunks) and `backend` change the speed, never the data. A stopped run resumes
-    from its finished chunks; `force` starts over.
+    from its finished chunks; `force` starts over. `isolate` runs every plug-in bot sealed in its own
+    process, as ``isolate: true`` in the file does; the tables are the same either way.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
-    experiment = experiment.with_overrides(games=games, seed=seed)
+    experiment = experiment.with_overrides(games=games, seed=seed, isolate=isolate)
     if chunk_games is None:
         chunk_games = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend)
     if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) or chunk_games < 1:

@@ -21,13 +21,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from rummysim.errors import ConfigError, nearest
-from rummysim.seeding import strategy_rng
+from rummysim.errors import ConfigError, StrategyError, nearest
+from rummysim.seeding import strategy_key, strategy_rng
 from rummysim.strategies.base import Strategy
+
+if TYPE_CHECKING:
+    from rummysim.strategies.sealed import SealedPool
 
 ENTRY_POINT_GROUP = "rummysim.strategies"
 
@@ -172,18 +175,66 @@ def strategy_label(spec: Spec) -> str:
     return f"{name}({', '.join(f'{k}={v}' for k, v in sorted(params.items()))})"
 
 
-def make_lineup(players: Sequence[Strategy | Spec], *, seed: int, game: int) -> tuple[list[Strategy], list[str]]:
+def is_builtin(strategy: type[Strategy]) -> bool:
+    """Return True for rummysim's own bots, which always run in the engine's process."""
+    name = getattr(strategy, "name", None)
+    return isinstance(name, str) and REGISTRY.get(name) is strategy and strategy.__module__.startswith("rummysim.")
+
+
+def portable_spec(spec: Spec) -> dict[str, Any]:
+    """Return a spec that a fresh process can load: a path or entry point, never a name registered here only."""
+    name, params = _split(spec)
+    cls = strategy_class(name)
+    if ":" in name or name not in REGISTRY:
+        return {"strategy": name, **params}
+    if cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
+        raise ConfigError(
+            f"isolate: strategy {name!r} is defined in this process only ({cls.__module__}.{cls.__qualname__}); "
+            "put it in a file and name it as path/to/file.py:ClassName to run it sealed"
+        )
+    return {"strategy": f"{inspect.getfile(cls)}:{cls.__qualname__}", **params}
+
+
+def make_lineup(
+    players: Sequence[Strategy | Spec], *, seed: int, game: int, pool: SealedPool | None = None
+) -> tuple[list[Strategy], list[str]]:
     """Return bots and their labels for a lineup of strategies or specs.
 
     A spec is built with the stream of (`seed`, `game`, seat) (see `rummysim.seeding`);
-    a strategy object is used as it is.
+    a strategy object is used as it is. With a `pool`, every plug-in bot (any but the
+    built-ins) runs sealed in its own process (`rummysim.strategies.sealed`).
     """
-    bots, names = [], []
+    bots: list[Strategy] = []
+    names: list[str] = []
     for seat, player in enumerate(players):
         if isinstance(player, (str, Mapping)):
-            bots.append(make_strategy(player, rng=strategy_rng(seed, game, seat)))
-            names.append(strategy_label(player))
+            label = strategy_label(player)
+            cls, _ = check_strategy(player)
+            if pool is not None and not is_builtin(cls):
+                bots.append(
+                    _sealed(pool, seat, player, label, key=strategy_key(seed, game, seat), seed=seed, game=game)
+                )
+            else:
+                bots.append(make_strategy(player, rng=strategy_rng(seed, game, seat)))
+            names.append(label)
         else:
+            if pool is not None and not is_builtin(type(player)):
+                raise ConfigError(
+                    f"isolate: seat {seat} is a {type(player).__name__} object, which can only run in this process; "
+                    "give its spec (a name or path/to/file.py:ClassName) to run it sealed"
+                )
             bots.append(player)
             names.append(getattr(player, "name", "") or type(player).__name__)
     return bots, names
+
+
+def _sealed(pool: SealedPool, seat: int, spec: Spec, label: str, *, key: int, seed: int, game: int) -> Strategy:
+    from rummysim.strategies.sealed import SealedError
+
+    try:
+        return pool.bot(seat, portable_spec(spec), key=key)
+    except SealedError as error:
+        what = f"raised {error.raised} as it was built: {error}" if error.raised else f"{error} as it was built"
+        raise StrategyError(
+            f"seat {seat} ({label}), sealed, {what}; reproduce with seed={seed} game={game}", seat=seat, strategy=label
+        ) from None

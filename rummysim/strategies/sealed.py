@@ -1,0 +1,329 @@
+"""Sealed bots: a plug-in bot in its own process, handed only its views and the public events.
+
+For tournaments of bots that others wrote (``isolate: true``). Each sealed seat gets a
+fresh Python process (`main`, started with the same Python) that builds the bot from
+its spec and its one-way key (`rummysim.seeding.strategy_key`), then answers one
+request at a time. Nothing in that process ever holds a hidden card, the seed or the
+engine's state, so not even introspection finds them there.
+
+The channel, over the process's stdin and a private copy of its stdout (a bot's prints
+go to stderr), is a stream of frames, each a 4-byte big-endian length and a body:
+
+=================  ======================================  ===============================
+direction          body                                    what
+=================  ======================================  ===============================
+engine -> bot      pickle of ``("start", spec, key)``      build a new bot (each game)
+engine -> bot      pickle of ``(decision, view)``          ``draw``, ``play``, ``discard``
+engine -> bot      pickle of ``("observe", event)``        a public event; no answer
+bot -> engine      JSON ``{"answer": ...}``                the decision, as plain values
+bot -> engine      JSON ``{"error": "Type: message"}``     the bot raised
+=================  ======================================  ===============================
+
+The engine never unpickles what a bot sends: answers are JSON of strings, ints and
+lists, rebuilt into moves and checked like any other answer. A bot that crashes, hangs
+past its time limit (`DEFAULT_TIME_LIMIT` unless the experiment sets one) or answers
+garbage fails the hand with the usual `StrategyError` or `IllegalMoveError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pickle
+import select
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from typing import IO, Any, BinaryIO
+
+import numpy as np
+
+from rummysim.moves import Event, LayOff, Meld, Pile, plain_int
+from rummysim.strategies.base import PlayerView, Strategy, observes
+
+DEFAULT_TIME_LIMIT = 10.0
+"""Seconds a sealed bot may take per decision when the experiment sets no `time_limit`."""
+START_LIMIT = 60.0
+"""Seconds a sealed bot's process may take to start and build its bot."""
+MAX_FRAME = 1 << 20
+"""The longest answer a sealed bot may send, in bytes."""
+_HEADER = struct.Struct(">I")
+
+
+class SealedError(Exception):
+    """A sealed bot raised, hung, died or sent something that is not an answer.
+
+    The message completes "seat 0 (mybot) ..."; `raised` names the exception type when
+    the bot itself raised one, which the engine reports as a crash.
+    """
+
+    def __init__(self, message: str, *, raised: str | None = None) -> None:
+        super().__init__(message)
+        self.raised = raised
+
+
+class Opaque:
+    """An answer part that is not a plain value; shown by its text in the engine's error."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+# -- the engine's side -----------------------------------------------------------------
+
+
+class BotProcess:
+    """One sealed bot's process and its channel; reused for every game of a slot."""
+
+    def __init__(self, *, time_limit: float | None) -> None:
+        self.time_limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from rummysim.strategies.sealed import main; main()"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            close_fds=True,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout_fd = self.process.stdout.fileno()
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self.stdin.write(_HEADER.pack(len(body)) + body)
+            self.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self.died() from None
+
+    def receive(self, decision: str, *, limit: float) -> Any:
+        """Return the answer to the last request, or raise `SealedError`."""
+        deadline = time.monotonic() + limit
+        header = self._read(_HEADER.size, deadline, decision, limit)
+        (size,) = _HEADER.unpack(header)
+        if size > MAX_FRAME:
+            self.close()
+            raise SealedError(f"answered {size:,} bytes in {decision}, more than the {MAX_FRAME:,} a sealed bot may")
+        try:
+            reply = json.loads(self._read(size, deadline, decision, limit))
+        except ValueError:
+            self.close()
+            raise SealedError(f"answered something that is not a message in {decision}") from None
+        if not isinstance(reply, dict):
+            raise SealedError(f"answered {json.dumps(reply)[:60]} in {decision}, not a message")
+        if "error" in reply:
+            kind, _, text = str(reply["error"]).partition(": ")
+            raise SealedError(text[:500], raised=kind[:80] or "Exception")
+        return reply.get("answer")
+
+    def _read(self, n: int, deadline: float, decision: str, limit: float) -> bytes:
+        data = b""
+        while len(data) < n:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.stdout_fd], [], [], max(left, 0.0))
+            if not ready:
+                self.close()
+                raise SealedError(
+                    f"took longer than the time limit of {limit:g} s per decision in {decision} "
+                    "(a sealed bot; set time_limit in the experiment file to change it)"
+                )
+            chunk = os.read(self.stdout_fd, n - len(data))
+            if not chunk:
+                raise self.died()
+            data += chunk
+        return data
+
+    def died(self) -> SealedError:
+        code = self.process.poll()
+        self.close()
+        return SealedError(f"ended its process (exit code {code})")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+class SealedPool:
+    """The processes of a worker's sealed bots, one per lineup slot; close it (or use ``with``)."""
+
+    def __init__(self, *, time_limit: float | None = None) -> None:
+        self.time_limit = time_limit
+        self.processes: dict[int, BotProcess] = {}
+
+    def bot(self, slot: int, spec: Mapping[str, Any], *, key: int) -> Sealed:
+        """Return a new sealed bot for a spec in the process of `slot` (started if need be)."""
+        process = self.processes.get(slot)
+        if process is None or process.process.poll() is not None:
+            process = self.processes[slot] = BotProcess(time_limit=self.time_limit)
+        return Sealed(process, dict(spec), key=key)
+
+    def close(self) -> None:
+        for process in self.processes.values():
+            process.close()
+        self.processes.clear()
+
+    def __enter__(self) -> SealedPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Sealed(Strategy):
+    """The engine's stand-in for a sealed bot: sends each view, reads back a plain answer."""
+
+    name = "sealed"
+
+    def __init__(self, process: BotProcess, spec: dict[str, Any], *, key: int) -> None:
+        super().__init__(rng=np.random.default_rng(0))
+        self.process = process
+        self.spec = spec
+        process.send(("start", spec, key))
+        reply = process.receive("start", limit=max(START_LIMIT, process.time_limit))
+        self.observing = bool(isinstance(reply, dict) and reply.get("observes"))
+
+    def draw(self, view: PlayerView) -> Any:
+        return _pile(self._ask("draw", view))
+
+    def play(self, view: PlayerView) -> Any:
+        return _plays(self._ask("play", view))
+
+    def discard(self, view: PlayerView) -> Any:
+        return _card(self._ask("discard", view))
+
+    def observe(self, event: Event) -> None:
+        if self.observing:
+            self.process.send(("observe", event))
+
+    def _ask(self, decision: str, view: PlayerView) -> Any:
+        self.process.send((decision, view))
+        return self.process.receive(decision, limit=self.process.time_limit)
+
+
+def _pile(answer: Any) -> Any:
+    return answer if isinstance(answer, str) else Opaque(_text(answer))
+
+
+def _card(answer: Any) -> Any:
+    if isinstance(answer, str) or (type(answer) is int):
+        return answer
+    return Opaque(_text(answer))
+
+
+def _plays(answer: Any) -> Any:
+    if answer is None:
+        return []
+    if not isinstance(answer, list):
+        return Opaque(_text(answer))
+    plays: list[Any] = []
+    for item in answer:
+        if isinstance(item, list) and len(item) == 2 and item[0] == "meld" and type(item[1]) is int:
+            plays.append(Meld(item[1]))
+        elif isinstance(item, list) and len(item) == 3 and item[0] == "lay_off":
+            card, meld = (x if type(x) is int else Opaque(_text(x)) for x in item[1:])
+            plays.append(LayOff(card, meld))  # type: ignore[arg-type]  # an Opaque part is refused by the engine
+        else:
+            plays.append(Opaque(_text(item)))
+    return plays
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, dict) and isinstance(value.get("repr"), str):
+        return value["repr"][:80]
+    return json.dumps(value)[:80]
+
+
+# -- the bot's side: the process that hosts one bot ------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """Return an int-like as an int, else a marker holding its repr."""
+    number = plain_int(value)
+    if number is not None:
+        return number
+    try:
+        return {"repr": repr(value)[:80]}
+    except Exception:
+        return {"repr": f"<a {type(value).__name__}>"}
+
+
+def encode(decision: str, answer: Any) -> Any:
+    """Return a bot's answer as JSON-able plain values (the engine checks them)."""
+    if decision == "draw":
+        if isinstance(answer, Pile):
+            return answer.value
+        return str.__str__(answer) if isinstance(answer, str) else _plain(answer)
+    if decision == "discard":
+        return str.__str__(answer) if isinstance(answer, str) else _plain(answer)
+    if answer is None:
+        return None
+    try:
+        items = list(answer)
+    except TypeError:
+        return _plain(answer)
+    plays: list[Any] = []
+    for item in items:
+        if isinstance(item, Meld):
+            plays.append(["meld", _plain(item.cards)])
+        elif isinstance(item, LayOff):
+            plays.append(["lay_off", _plain(item.card), _plain(item.meld)])
+        else:
+            plays.append(_plain(item))
+    return plays
+
+
+def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
+    """Answer requests until the engine closes the channel."""
+    from rummysim.strategies.registry import make_strategy
+
+    bot: Strategy | None = None
+    pending: str | None = None  # an error raised in observe, reported with the next answer
+
+    def reply(message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        outbox.write(_HEADER.pack(len(body)) + body)
+        outbox.flush()
+
+    while True:
+        header = inbox.read(_HEADER.size)
+        if len(header) < _HEADER.size:
+            return
+        (size,) = _HEADER.unpack(header)
+        kind, payload, *rest = pickle.loads(inbox.read(size))
+        try:
+            if kind == "start":
+                bot, pending = make_strategy(payload, rng=np.random.Generator(np.random.PCG64(rest[0]))), None
+                reply({"answer": {"observes": observes(bot)}})
+            elif kind == "observe":
+                if bot is not None and pending is None:
+                    bot.observe(payload)
+            else:
+                assert bot is not None, "a decision before the bot was built"
+                if pending is not None:
+                    reply({"error": pending})
+                    continue
+                reply({"answer": encode(kind, getattr(bot, kind)(payload))})
+        except Exception as error:
+            text = f"{type(error).__name__}: {error}"
+            if kind == "observe":
+                pending = f"{text} (in observe, before this decision)"
+            else:
+                reply({"error": text})
+
+
+def main() -> None:
+    """Serve one sealed bot on stdin and a private copy of stdout; the bot's prints go to stderr."""
+    outbox = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    serve(sys.stdin.buffer, outbox)
