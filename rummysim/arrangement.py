@@ -22,7 +22,7 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from rummysim.cards import ACE, KING, LANE, N_RANKS, CardsLike, card_code, card_points, iter_cards, parse_cards, points
-from rummysim.melds import lane_runs, meld_text
+from rummysim.melds import lane_sequences, meld_text
 from rummysim.rules import Ace, Rules
 
 _ACE_HIGH_RUN_END = (1 << ACE) | (1 << (KING - 1)) | (1 << KING)  # Q-K-A in one lane
@@ -62,28 +62,28 @@ class Arranger:
         self._by_ranks = lru_cache(maxsize=1 << 16)(self._arrange_by_ranks)
 
     def _build_lane_table(self) -> tuple[list[int], list[int]]:
-        """Return the least sequences-only deadwood of every lane and the run that achieves it."""
-        runs_with = [[r for r in lane_runs(self.ace) if r >> bit & 1] for bit in range(N_RANKS)]
+        """Return the least sequences-only deadwood of every lane and the sequence that achieves it."""
+        sequences_with = [[r for r in lane_sequences(self.ace) if r >> bit & 1] for bit in range(N_RANKS)]
         size = 1 << N_RANKS
         best, choice = [0] * size, [0] * size
         for lane in range(1, size):
             low = lane & -lane
             bit = low.bit_length() - 1
             best[lane] = best[lane ^ low] + self._values[bit]
-            for run in runs_with[bit]:
-                if run & lane == run and best[lane ^ run] < best[lane]:
-                    best[lane], choice[lane] = best[lane ^ run], run
+            for sequence in sequences_with[bit]:
+                if sequence & lane == sequence and best[lane ^ sequence] < best[lane]:
+                    best[lane], choice[lane] = best[lane ^ sequence], sequence
         return best, choice
 
     def _lane_leftover(self, lane: int) -> int:
         """Return the cards of a lane left out of its best sequences."""
         dead = 0
         while lane:
-            run = self._lane_choice[lane]
-            if not run:
-                run = lane & -lane
-                dead |= run
-            lane ^= run
+            sequence = self._lane_choice[lane]
+            if not sequence:
+                sequence = lane & -lane
+                dead |= sequence
+            lane ^= sequence
         return dead
 
     def deadwood(self, mask: int) -> int:
@@ -134,10 +134,10 @@ class Arranger:
         dead = 0
         for suit, lane in enumerate(lanes):
             while lane:
-                run = self._lane_choice[lane]
-                if run:
-                    melds.append(run << (13 * suit))
-                    lane ^= run
+                sequence = self._lane_choice[lane]
+                if sequence:
+                    melds.append(sequence << (13 * suit))
+                    lane ^= sequence
                 else:
                     low = lane & -lane
                     dead |= low << (13 * suit)
@@ -257,13 +257,13 @@ class Arranger:
             else:
                 dead |= cards
         for suit in range(4):
-            run = 0
+            sequence = 0
             for pos in range(len(cols) + 1):
                 if pos < len(cols) and run_cols[pos] >> suit & 1:
-                    run |= 1 << (13 * suit + pos % N_RANKS)
-                elif run:
-                    melds.append(run)
-                    run = 0
+                    sequence |= 1 << (13 * suit + pos % N_RANKS)
+                elif sequence:
+                    melds.append(sequence)
+                    sequence = 0
         assert points(dead, ace_value=self.ace_value) == cost
         return Arrangement(tuple(sorted(melds)), dead, cost)
 

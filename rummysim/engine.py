@@ -134,10 +134,11 @@ class _Hand:
                 TableMeld(c, s, tuple(lo)) for c, s, lo in zip(self.table, self.melded_by, self.laid_off, strict=False)
             )
         self._view = PlayerView(
-            seat, self.n, self.dealer, self.seat_rules[seat], self.hand, self.turn, self.holdings[seat],
-            self.drawn, self.taken, self._table_view, tuple(self.discard_pile), len(self.stock),
-            tuple(self.sizes), tuple(self.has_melded), self.scores,
-            self.n_rebuilds, tuple(self.history),
+            seat=seat, n_players=self.n, dealer=self.dealer, rules=self.seat_rules[seat], hand=self.hand,
+            turn=self.turn, holding=self.holdings[seat], drawn=self.drawn, taken=self.taken, table=self._table_view,
+            discard_pile=tuple(self.discard_pile), stock_size=len(self.stock), holding_sizes=tuple(self.sizes),
+            has_melded=tuple(self.has_melded), scores=self.scores, n_rebuilds=self.n_rebuilds,
+            history=tuple(self.history),
         )  # fmt: skip
         return self._view
 
@@ -302,9 +303,9 @@ def _record_turn(state: _Hand, seat: int, start: int) -> None:
     discard = next((card_code(e.card) for e in moves if isinstance(e, Discarded)), "")
     state.trace.append(
         TurnRecord(
-            state.game, state.hand, state.turn, seat, state.names[seat], str(drew.pile),
-            card_code(state.drawn) if state.drawn is not None else "", plays, discard,
-            to_text(state.holdings[seat]),
+            game=state.game, hand=state.hand, turn=state.turn, seat=seat, strategy=state.names[seat],
+            pile=str(drew.pile), drew=card_code(state.drawn) if state.drawn is not None else "", plays=plays,
+            discard=discard, holding=to_text(state.holdings[seat]),
         )
     )  # fmt: skip
 
@@ -394,14 +395,15 @@ def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, 
     how = went_out_by.value if went_out_by is not None else None
     records = tuple(
         HandRecord(
-            state.game, state.hand, seat, state.names[seat], state.dealer, (seat - state.dealer - 1) % n,
-            seat == winner, won_points if seat == winner else 0,
-            state.scores[seat] + (won_points if seat == winner else 0), how, went_rummy, multiplier, stalled,
-            state.turn, state.n_rebuilds, to_text(state.holdings[seat]), left[seat],
+            game=state.game, hand=state.hand, seat=seat, strategy=state.names[seat], dealer=state.dealer,
+            position=(seat - state.dealer - 1) % n, won=seat == winner, points=won_points if seat == winner else 0,
+            score=state.scores[seat] + (won_points if seat == winner else 0), went_out_by=how, went_rummy=went_rummy,
+            multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
+            holding_end=to_text(state.holdings[seat]), holding_points=left[seat],
         )
         for seat in range(n)
     )  # fmt: skip
     return HandResult(
-        records, winner, won_points, went_out_by, went_rummy, stalled, tuple(state.history),
-        tuple(state.trace or ()),
+        records=records, winner=winner, points=won_points, went_out_by=went_out_by, went_rummy=went_rummy,
+        stalled=stalled, events=tuple(state.history), turns=tuple(state.trace or ()),
     )  # fmt: skip

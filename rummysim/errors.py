@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
 
 def nearest(word: object, choices: Iterable[str]) -> str | None:
@@ -59,3 +60,24 @@ class StrategyError(RummysimError):
         super().__init__(message)
         self.seat = seat
         self.strategy = strategy
+
+
+def whole_number(value: Any, *, name: str, low: int, rule: str = "", optional: bool = False) -> Any:
+    """Return a whole-number setting if it is at least `low` (or None when `optional`), else raise `ConfigError`.
+
+    The one check of every whole number rummysim reads, so one mistake is worded one way:
+
+    >>> whole_number(0, name="--chunk-games", low=1)
+    Traceback (most recent call last):
+    ...
+    rummysim.errors.ConfigError: --chunk-games: 0 is below the smallest valid value, 1
+    """
+    if optional and value is None:
+        return None
+    cite = f" ({rule})" if rule else ""
+    if isinstance(value, bool) or not isinstance(value, int):
+        kind = "a whole number or null" if optional else "a whole number"
+        raise ConfigError(f"{name}: {value!r} is not {kind}{cite}")
+    if value < low:
+        raise ConfigError(f"{name}: {value} is below the smallest valid value, {low}{cite}")
+    return value

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from rummysim.errors import ConfigError, nearest
+from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
 
@@ -35,7 +35,7 @@ NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 @dataclass(frozen=True)
 class Condition:
-    """One arm of an experiment: its rules and its lineup."""
+    """One draft of an experiment: its rules and its lineup."""
 
     name: str
     rules: Rules
@@ -127,11 +127,11 @@ class Experiment:
             changes["isolate"] = True
             changes["conditions"] = tuple(dataclasses.replace(c, isolate=None) for c in self.conditions)
         if games is not None:
-            changes["games"] = _check_int(games, "--games", low=1, where="command line")
+            changes["games"] = whole_number(games, name="command line: --games", low=1)
             conditions = changes.get("conditions", self.conditions)
             changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in conditions)
         if seed is not None:
-            changes["seed"] = _check_int(seed, "--seed", low=0, where="command line")
+            changes["seed"] = whole_number(seed, name="command line: --seed", low=0)
         return Experiment(**{**self.__dict__, **changes}) if changes else self
 
 
@@ -161,14 +161,6 @@ def _check_keys(data: Mapping[str, Any], valid: Sequence[str], path: str, where:
     for key in data:
         if key not in valid:
             raise ConfigError(f"{where}: {path}{key}: unknown key; {_suggest(key, valid)}")
-
-
-def _check_int(value: Any, path: str, *, low: int, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{where}: {path}: {value!r} is not a whole number")
-    if value < low:
-        raise ConfigError(f"{where}: {path}: {value} is below the smallest valid value, {low}")
-    return value
 
 
 def _mapping(value: Any, path: str, where: str) -> Mapping[str, Any]:
@@ -241,7 +233,9 @@ def _settings(values: Mapping[str, Any], path: str, where: str) -> dict[str, Any
     return checked
 
 
-class _Arm(NamedTuple):
+class _Draft(NamedTuple):
+    """A condition as the file gives it, before its rules are built."""
+
     name: str
     overrides: dict[str, Any]
     """The condition's own rule settings."""
@@ -253,18 +247,18 @@ class _Arm(NamedTuple):
     isolate: bool | None = None
 
 
-def _rules(base: dict[str, Any], arm: _Arm, where: str) -> Rules:
-    """Build an arm's rules; an error names where the offending setting was given."""
-    n_players = len(arm.players)
+def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
+    """Build an draft's rules; an error names where the offending setting was given."""
+    n_players = len(draft.players)
     try:
-        return Rules(n_players=n_players, **{**base, **arm.overrides, **arm.grid})
+        return Rules(n_players=n_players, **{**base, **draft.overrides, **draft.grid})
     except ConfigError as error:
         key = str(error).split(":", 1)[0].split(",")[0]
-        if key in arm.grid:
-            raise ConfigError(f"{where}: grid.{error} (in condition {arm.name!r})") from None
-        if key in arm.overrides:
-            raise ConfigError(f"{where}: conditions.{arm.name}.rules.{error}") from None
-        raise ConfigError(f"{where}: rules.{error} (in condition {arm.name!r}, {n_players} players)") from None
+        if key in draft.grid:
+            raise ConfigError(f"{where}: grid.{error} (in condition {draft.name!r})") from None
+        if key in draft.overrides:
+            raise ConfigError(f"{where}: conditions.{draft.name}.rules.{error}") from None
+        raise ConfigError(f"{where}: rules.{error} (in condition {draft.name!r}, {n_players} players)") from None
 
 
 def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
@@ -303,12 +297,12 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     question = data["question"]
     if not isinstance(question, str) or not question.strip():
         raise ConfigError(f"{where}: question: expected the question the experiment answers, got {question!r}")
-    seed = _check_int(data["seed"], "seed", low=0, where=where)
-    games = _check_int(data["games"], "games", low=1, where=where)
+    seed = whole_number(data["seed"], name=f"{where}: seed", low=0)
+    games = whole_number(data["games"], name=f"{where}: games", low=1)
     lineup = _players(data["players"], "players", where)
     base = _settings(_mapping(data.get("rules"), "rules", where), "rules.", where)
     declared = _mapping(data.get("conditions"), "conditions", where)
-    arms: list[_Arm] = []
+    drafts: list[_Draft] = []
     for cname, body in declared.items():
         if not isinstance(cname, str) or not NAME.match(cname):
             raise ConfigError(f"{where}: conditions.{cname}: a condition name is letters, digits, '-' and '_'")
@@ -319,30 +313,30 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         players = _players(body["players"], f"conditions.{cname}.players", where) if "players" in body else lineup
         text = _text(body.get("description"), f"conditions.{cname}.description", where)
         games_here = (
-            _check_int(body["games"], f"conditions.{cname}.games", low=1, where=where) if "games" in body else None
+            whole_number(body["games"], name=f"{where}: conditions.{cname}.games", low=1) if "games" in body else None
         )
         isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
-        arms.append(_Arm(cname, overrides, {}, players, text, games_here, isolate))
+        drafts.append(_Draft(cname, overrides, {}, players, text, games_here, isolate))
     if "grid" in data:
         points = _grid(data["grid"], where)
-        for arm in arms:
+        for draft in drafts:
             for key in points[0][1]:
-                if key in arm.overrides:
+                if key in draft.overrides:
                     raise ConfigError(
-                        f"{where}: grid.{key}: also set in conditions.{arm.name}.rules; set it in one place"
+                        f"{where}: grid.{key}: also set in conditions.{draft.name}.rules; set it in one place"
                     )
-        arms = [
-            arm._replace(name=f"{arm.name}|{gname}", grid=settings)
-            if arm.name
-            else arm._replace(name=gname, grid=settings)
-            for arm in (arms or [_Arm("", {}, {}, lineup, "")])
+        drafts = [
+            draft._replace(name=f"{draft.name}|{gname}", grid=settings)
+            if draft.name
+            else draft._replace(name=gname, grid=settings)
+            for draft in (drafts or [_Draft("", {}, {}, lineup, "")])
             for gname, settings in points
         ]
-    if not arms:
-        arms = [_Arm("default", {}, {}, lineup, "")]
+    if not drafts:
+        drafts = [_Draft("default", {}, {}, lineup, "")]
     conditions = tuple(
-        Condition(arm.name, _rules(base, arm, where), arm.players, arm.description, arm.games, arm.isolate)
-        for arm in arms
+        Condition(draft.name, _rules(base, draft, where), draft.players, draft.description, draft.games, draft.isolate)
+        for draft in drafts
     )
     return Experiment(
         name=name,

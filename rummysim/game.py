@@ -111,9 +111,11 @@ def _play(bots: list[Strategy], labels: list[str], *, rules: Rules, seed: int, g
     leaders = [seat for seat in range(n) if scores[seat] == top] if finished else []
     games = tuple(
         GameRecord(
-            game, seat, labels[seat], scores[seat], leaders == [seat], len(leaders) > 1 and seat in leaders,
-            hand, sum(r.won for r in hands if r.seat == seat), n_stalled, first_dealer, not finished,
+            game=game, seat=seat, strategy=labels[seat], score=scores[seat], won=leaders == [seat],
+            tied=len(leaders) > 1 and seat in leaders, n_hands=hand,
+            hands_won=sum(r.won for r in hands if r.seat == seat), n_stalled=n_stalled, first_dealer=first_dealer,
+            stalled=not finished,
         )
         for seat in range(n)
     )  # fmt: skip
-    return GameResult(tuple(hands), games, tuple(turns))
+    return GameResult(hands=tuple(hands), games=games, turns=tuple(turns))

@@ -36,16 +36,16 @@ class MeldKind(StrEnum):
 
 
 @cache
-def lane_runs(ace: Ace) -> tuple[int, ...]:
+def lane_sequences(ace: Ace) -> tuple[int, ...]:
     """Return every legal sequence within one 13-bit lane (R5.2, R5.3, R9.1)."""
-    runs = set()
+    sequences = set()
     for start in range(N_RANKS):
         for end in range(start + 3, N_RANKS + 1):
-            runs.add(((1 << end) - 1) ^ ((1 << start) - 1))
+            sequences.add(((1 << end) - 1) ^ ((1 << start) - 1))
     if ace is Ace.HIGH_OR_LOW:
         for start in range(1, N_RANKS - 1):  # start..K then the ace: Q-K-A up to 2-...-K-A
-            runs.add((LANE ^ ((1 << start) - 1)) | 1)
-    return tuple(sorted(runs))
+            sequences.add((LANE ^ ((1 << start) - 1)) | 1)
+    return tuple(sorted(sequences))
 
 
 @cache
@@ -53,8 +53,8 @@ def meld_table(ace: Ace) -> tuple[int, ...]:
     """Return every legal meld as a mask, sorted (R5.1, R5.2, R5.3, R9.1)."""
     melds = set()
     for suit in range(4):
-        for run in lane_runs(ace):
-            melds.add(run << (13 * suit))
+        for sequence in lane_sequences(ace):
+            melds.add(sequence << (13 * suit))
     for rank in range(N_RANKS):
         four = sum(1 << (13 * suit + rank) for suit in range(4))
         melds.add(four)

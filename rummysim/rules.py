@@ -25,7 +25,7 @@ from typing import Any
 
 from rummysim.cards import N_CARDS
 from rummysim.compat import StrEnum
-from rummysim.errors import ConfigError, nearest
+from rummysim.errors import ConfigError, nearest, whole_number
 
 
 class Ace(StrEnum):
@@ -45,16 +45,6 @@ class GoingOut(StrEnum):
 def default_dealt(n_players: int) -> int:
     """Return the cards dealt to each player for a player count (R3.2)."""
     return 10 if n_players == 2 else 7 if n_players <= 4 else 6
-
-
-def _check_int(name: str, value: Any, *, low: int, rule: str, optional: bool = False) -> None:
-    if optional and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        kind = "a whole number or null" if optional else "a whole number"
-        raise ConfigError(f"{name}: {value!r} is not {kind} ({rule})")
-    if value < low:
-        raise ConfigError(f"{name}: {value} is below the smallest valid value, {low} ({rule})")
 
 
 def _enum(name: str, value: Any, enum: type[Enum], rule: str) -> Any:
@@ -187,7 +177,7 @@ def check_setting(name: str, value: Any) -> Any:
     if name not in _INTS:
         raise ConfigError(f"{name}: not a rule setting; settings are {', '.join(FIELDS)}")
     low, optional, rule = _INTS[name]
-    _check_int(name, value, low=low, rule=rule, optional=optional)
+    whole_number(value, name=name, low=low, rule=rule, optional=optional)
     if name == "n_players" and value > 6:
         raise ConfigError(f"n_players: {value} players given, rummy takes 2 to 6 (R1.1)")
     return value

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from rummysim.errors import ConfigError
+from rummysim.errors import ConfigError, whole_number
 from rummysim.experiment import Condition, Experiment, load_experiment
 from rummysim.game import play_game
 from rummysim.records import GameRecord, HandRecord, TurnRecord
@@ -270,8 +270,7 @@ def run_experiment(
     experiment = experiment.with_overrides(games=games, seed=seed, isolate=isolate)
     if chunk_games is None:
         chunk_games = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend)
-    if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) or chunk_games < 1:
-        raise ConfigError(f"--chunk-games: {chunk_games!r} is not a whole number of at least 1")
+    whole_number(chunk_games, name="--chunk-games", low=1)
     if n_jobs == 0:
         raise ConfigError("--jobs: 0 workers; give a number of workers, or -1 for every core")
     folder = Path(out) / experiment.name

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from rummysim.errors import ConfigError
+from rummysim.errors import ConfigError, whole_number
 from rummysim.game import GameResult, play_game
 from rummysim.render import scores_text
 from rummysim.rules import Rules
@@ -84,8 +84,7 @@ def play_session(
     table_rules = Rules(n_players=n).replace(**dict(rules or {}))
     if seed is None:
         seed = choose_seed()
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"--seed: {seed!r} is not a whole number of at least 0")
+    whole_number(seed, name="--seed", low=0)
     who = ["you", *(f"seat {s} ({strategy_label(b)})" for s, b in enumerate(bots, start=1))]
     human = Human(read=read, write=write, who=who, rules=table_rules, seat=0)
     write(f"Rummy: you (seat 0) against {', '.join(who[1:])}.")

@@ -195,7 +195,7 @@ def test_directory_as_file_is_a_one_line_error(runner, tmp_path, command):
     [
         (["--games", "0"], "command line: --games: 0 is below the smallest valid value, 1"),
         (["--seed", "-1"], "command line: --seed: -1 is below the smallest valid value, 0"),
-        (["--chunk-games", "0"], "--chunk-games: 0 is not a whole number of at least 1"),
+        (["--chunk-games", "0"], "--chunk-games: 0 is below the smallest valid value, 1"),
         (["--jobs", "0"], "--jobs: 0 workers; give a number of workers, or -1 for every core"),
     ],
 )

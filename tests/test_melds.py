@@ -16,7 +16,7 @@ from rummysim.melds import (
     MeldKind,
     can_lay_off,
     is_meld,
-    lane_runs,
+    lane_sequences,
     lay_off_fits,
     meld_kind,
     meld_set,
@@ -179,7 +179,7 @@ def rank_heavy_holdings(draw, min_ranks: int = 4, min_size: int = 12, max_size: 
         st.lists(
             st.one_of(
                 st.tuples(st.just("card"), st.integers(0, 51), st.just(1)),
-                st.tuples(st.just("run"), st.integers(0, 51), st.integers(2, 5)),
+                st.tuples(st.just("sequence"), st.integers(0, 51), st.integers(2, 5)),
                 st.tuples(st.just("high"), st.integers(0, 3), st.integers(3, 4)),
             ),
             max_size=8,
@@ -188,7 +188,7 @@ def rank_heavy_holdings(draw, min_ranks: int = 4, min_size: int = 12, max_size: 
     for kind, where, length in extras:
         if kind == "card":
             add = 1 << where
-        elif kind == "run":
+        elif kind == "sequence":
             suit, rank = divmod(where, 13)
             add = sum(1 << (13 * suit + r) for r in range(rank, min(rank + length, 13)))
         else:  # Q-K-A or J-Q-K-A of one suit, to reach the high ace (R9.1)
@@ -207,8 +207,8 @@ def rank_heavy_holdings(draw, min_ranks: int = 4, min_size: int = 12, max_size: 
 def test_meld_table_sizes():
     assert len(meld_table(Ace.LOW)) == 329
     assert len(meld_table(Ace.HIGH_OR_LOW)) == 369
-    assert len(lane_runs(Ace.LOW)) == 66
-    assert len(lane_runs(Ace.HIGH_OR_LOW)) == 76  # 10 more: Q-K-A up to 3-...-K-A (2-...-K-A is A-...-K)
+    assert len(lane_sequences(Ace.LOW)) == 66
+    assert len(lane_sequences(Ace.HIGH_OR_LOW)) == 76  # 10 more: Q-K-A up to 3-...-K-A (2-...-K-A is A-...-K)
 
 
 @pytest.mark.parametrize("ace", BOTH_ACES)
@@ -236,10 +236,10 @@ def test_r5_1_r5_2_every_meld_is_a_group_or_sequence(ace):
 
 
 @pytest.mark.parametrize("ace", BOTH_ACES)
-def test_lane_runs_are_sequences_of_one_lane(ace):
-    for run in lane_runs(ace):
-        assert 0 < run <= LANE
-        assert is_sequence(run, ace)
+def test_lane_sequences_are_sequences_of_one_lane(ace):
+    for sequence in lane_sequences(ace):
+        assert 0 < sequence <= LANE
+        assert is_sequence(sequence, ace)
 
 
 @pytest.mark.parametrize("ace", BOTH_ACES)

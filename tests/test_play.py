@@ -397,7 +397,7 @@ def test_the_bots_moves_are_told_as_they_happen():
             "--rules n_players: the number of players comes from --players and --against (R1.1)",
         ),
         (["--rules", "ace=hi"], "ace: 'hi' is not one of low, high_or_low (R5.3, R9.1)"),
-        (["--seed", "-1"], "--seed: -1 is not a whole number of at least 0"),
+        (["--seed", "-1"], "--seed: -1 is below the smallest valid value, 0"),
     ],
 )
 def test_bad_options_are_one_line_errors(args, message):

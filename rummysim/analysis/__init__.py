@@ -117,7 +117,7 @@ class Analysis:
                     "metric": "seat_distribution_game", "difference": float("nan"), "low": float("nan"),
                     "high": float("nan"), "games": comp.games, "test": seat_test.method, "p": seat_test.p,
                     "p_holm": seat_test.p_holm,
-                    "verdict": "differs after Holm's correction" if seat_test.p_holm < 0.05 else "no difference shown",
+                    "verdict": comp.distribution_verdict("seat_distribution_game"),
                 })  # fmt: skip
         return pd.DataFrame(rows)
 

@@ -62,6 +62,10 @@ class Verdict(StrEnum):
     """Every paired game gave the same value in both conditions: difference 0 [0, 0]."""
     NO_EVENTS = "no events in either condition"
     """What it counts happened in neither condition, so there is nothing to compare."""
+    DIFFERS = "differs after Holm's correction"
+    """A test of a whole distribution (the winning seat's) holds after Holm's correction."""
+    NO_DIFFERENCE_SHOWN = "no difference shown"
+    """A test of a whole distribution does not hold after Holm's correction."""
 
     @property
     def is_shown(self) -> bool:
@@ -108,6 +112,10 @@ class Comparison:
             return Verdict.UNCORRECTED
         return Verdict.HOLDS if test.p_holm < ALPHA else Verdict.NOT_AFTER_HOLM
 
+    def distribution_verdict(self, metric: str) -> Verdict:
+        """Return how a test of a whole distribution stands, such as the winning seat's (Stuart-Maxwell)."""
+        return Verdict.DIFFERS if self.tests[metric].p_holm < ALPHA else Verdict.NO_DIFFERENCE_SHOWN
+
 
 def plan(conditions: Sequence[dict[str, Any]]) -> list[tuple[str, str, bool]]:
     """Return the planned comparisons (reference, other, paired) of an experiment's conditions.
@@ -139,12 +147,14 @@ def compare(
     seed: int = 0,
 ) -> Comparison:  # fmt: skip
     """Return the differences other - reference of every metric, with intervals and tests."""
-    (sa, fa), (sb, fb) = ref, other
+    (summary_a, games_a), (summary_b, games_b) = ref, other
     if paired:
-        common = fa.index.intersection(fb.index)
-        fa, fb = fa.loc[common], fb.loc[common]
-    result = Comparison(sa.name, sb.name, paired, min(len(fa), len(fb)))
-    key = (sa.name, sb.name)
+        common = games_a.index.intersection(games_b.index)
+        games_a, games_b = games_a.loc[common], games_b.loc[common]
+    result = Comparison(
+        reference=summary_a.name, other=summary_b.name, paired=paired, games=min(len(games_a), len(games_b))
+    )
+    key = (summary_a.name, summary_b.name)
 
     def diff(metric: str, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> None:
         s = seed_for(*key, metric, base=seed)
@@ -155,58 +165,85 @@ def compare(
         else:
             result.differences[metric] = independent_difference(a, b, seed=s)
 
-    ca, cb = per_game_columns(fa), per_game_columns(fb)
+    columns_a, columns_b = per_game_columns(games_a), per_game_columns(games_b)
     for metric, (num, den, _) in RATIOS.items():
-        diff(metric, (ca[num], ca[den]), (cb[num], cb[den]))
-    diff("first_seat_advantage_hand", (ca["hands_won_0"] - ca["decided_hands"] / sa.n_players, ca["decided_hands"]),
-         (cb["hands_won_0"] - cb["decided_hands"] / sb.n_players, cb["decided_hands"]))  # fmt: skip
-    _proportions(result, fa, fb, diff, paired=paired)
+        diff(metric, (columns_a[num], columns_a[den]), (columns_b[num], columns_b[den]))
+    hands_a, hands_b = columns_a["decided_hands"], columns_b["decided_hands"]
+    diff(
+        "first_seat_advantage_hand",
+        (columns_a["hands_won_0"] - hands_a / summary_a.n_players, hands_a),
+        (columns_b["hands_won_0"] - hands_b / summary_b.n_players, hands_b),
+    )
+    _proportions(result, games_a=games_a, games_b=games_b, diff=diff, paired=paired)
     if paired:
-        both = fa["decided"].to_numpy() & fb["decided"].to_numpy()
-        da, db = fa[both], fb[both]
-        _first_seat_paired(result, da, db, sa.n_players, diff)
-        _balance_paired(result, fa, fb, da, db, sa.n_players, seed=seed_for(*key, "balance", base=seed))
+        both = games_a["decided"].to_numpy() & games_b["decided"].to_numpy()
+        decided_a, decided_b = games_a[both], games_b[both]
+        _first_seat_paired(result, decided_a=decided_a, decided_b=decided_b, n=summary_a.n_players, diff=diff)
+        _balance_paired(
+            result, games_a=games_a, games_b=games_b, decided_a=decided_a, decided_b=decided_b,
+            n=summary_a.n_players, seed=seed_for(*key, "balance", base=seed),
+        )  # fmt: skip
     else:
-        da, db = fa[fa["decided"]], fb[fb["decided"]]
-        _first_seat_unpaired(result, da, db, sa.n_players, sb.n_players, diff)
-    _order(result, sa, sb, da, db, diff, paired=paired)
+        decided_a, decided_b = games_a[games_a["decided"]], games_b[games_b["decided"]]
+        _first_seat_unpaired(
+            result, decided_a=decided_a, decided_b=decided_b, n_players_a=summary_a.n_players,
+            n_players_b=summary_b.n_players, diff=diff,
+        )  # fmt: skip
+    _order(
+        result, summary_a=summary_a, summary_b=summary_b, decided_a=decided_a, decided_b=decided_b, diff=diff,
+        paired=paired,
+    )  # fmt: skip
     return result
 
 
-def _proportions(result: Comparison, fa: pd.DataFrame, fb: pd.DataFrame, diff: Any, *, paired: bool) -> None:
+def _proportions(result: Comparison, *, games_a: pd.DataFrame, games_b: pd.DataFrame, diff: Any, paired: bool) -> None:
     for metric, (column, among, _) in PROPORTIONS.items():
-        ra, rb = fa, fb
+        rows_a, rows_b = games_a, games_b
         if among == "decided":
             if paired:
-                keep = fa["decided"].to_numpy() & fb["decided"].to_numpy()
-                ra, rb = fa[keep], fb[keep]
+                keep = games_a["decided"].to_numpy() & games_b["decided"].to_numpy()
+                rows_a, rows_b = games_a[keep], games_b[keep]
             else:
-                ra, rb = fa[fa["decided"]], fb[fb["decided"]]
-        x_a, x_b = ra[column].to_numpy(dtype=float), rb[column].to_numpy(dtype=float)
-        diff(metric, (x_a, np.ones(len(x_a))), (x_b, np.ones(len(x_b))))
+                rows_a, rows_b = games_a[games_a["decided"]], games_b[games_b["decided"]]
+        events_a, events_b = rows_a[column].to_numpy(dtype=float), rows_b[column].to_numpy(dtype=float)
+        diff(metric, (events_a, np.ones(len(events_a))), (events_b, np.ones(len(events_b))))
 
 
-def _first_seat_paired(result: Comparison, da: pd.DataFrame, db: pd.DataFrame, n: int, diff: Any) -> None:
-    xa, xb = _binary(da, "winner_start", 0), _binary(db, "winner_start", 0)
-    ones = np.ones(len(xa))
-    diff("first_seat_advantage_game", (xa, ones), (xb, ones))
-    if len(xa):
+def _first_seat_paired(
+    result: Comparison, *, decided_a: pd.DataFrame, decided_b: pd.DataFrame, n: int, diff: Any
+) -> None:
+    wins_a, wins_b = _binary(decided_a, "winner_start", 0), _binary(decided_b, "winner_start", 0)
+    ones = np.ones(len(wins_a))
+    diff("first_seat_advantage_game", (wins_a, ones), (wins_b, ones))
+    if len(wins_a):
         result.tests["first_seat_advantage_game"] = Test(
-            "first_seat_advantage_game", "exact McNemar", _mcnemar(xa.astype(bool), xb.astype(bool))
+            "first_seat_advantage_game", "exact McNemar", _mcnemar(wins_a.astype(bool), wins_b.astype(bool))
         )
-        table = pd.crosstab(da["winner_start"].to_numpy(), db["winner_start"].to_numpy())
+        table = pd.crosstab(decided_a["winner_start"].to_numpy(), decided_b["winner_start"].to_numpy())
         table = table.reindex(index=range(n), columns=range(n), fill_value=0)
         p = float(SquareTable(table.to_numpy(), shift_zeros=False).homogeneity().pvalue)
         result.tests["seat_distribution_game"] = Test("seat_distribution_game", "Stuart-Maxwell", p)
 
 
-def _first_seat_unpaired(result: Comparison, da: pd.DataFrame, db: pd.DataFrame, n_a: int, n_b: int, diff: Any) -> None:
-    xa, xb = _binary(da, "winner_start", 0), _binary(db, "winner_start", 0)
-    diff("first_seat_advantage_game", (xa - 1.0 / n_a, np.ones(len(xa))), (xb - 1.0 / n_b, np.ones(len(xb))))
-    if len(xa) and len(xb):
-        # H0: equal advantages, r_b - r_a = 1/n_b - 1/n_a.
+def _first_seat_unpaired(
+    result: Comparison, *, decided_a: pd.DataFrame, decided_b: pd.DataFrame, n_players_a: int, n_players_b: int,
+    diff: Any,
+) -> None:  # fmt: skip
+    wins_a, wins_b = _binary(decided_a, "winner_start", 0), _binary(decided_b, "winner_start", 0)
+    diff(
+        "first_seat_advantage_game",
+        (wins_a - 1.0 / n_players_a, np.ones(len(wins_a))),
+        (wins_b - 1.0 / n_players_b, np.ones(len(wins_b))),
+    )
+    if len(wins_a) and len(wins_b):
+        # H0: equal advantages, r_b - r_a = 1/n_players_b - 1/n_players_a.
         test = test_proportions_2indep(
-            int(xb.sum()), len(xb), int(xa.sum()), len(xa), value=1.0 / n_b - 1.0 / n_a, compare="diff"
+            int(wins_b.sum()),
+            len(wins_b),
+            int(wins_a.sum()),
+            len(wins_a),
+            value=1.0 / n_players_b - 1.0 / n_players_a,
+            compare="diff",
         )
         result.tests["first_seat_advantage_game"] = Test(
             "first_seat_advantage_game", "two-proportion score test", float(test.pvalue)
@@ -214,15 +251,22 @@ def _first_seat_unpaired(result: Comparison, da: pd.DataFrame, db: pd.DataFrame,
 
 
 def _balance_paired(
-    result: Comparison, fa: pd.DataFrame, fb: pd.DataFrame, da: pd.DataFrame, db: pd.DataFrame, n: int, *, seed: int
+    result: Comparison,
+    *,
+    games_a: pd.DataFrame,
+    games_b: pd.DataFrame,
+    decided_a: pd.DataFrame,
+    decided_b: pd.DataFrame,
+    n: int,
+    seed: int,
 ) -> None:
-    cols = winner_indicators(da, n) + winner_indicators(db, n)
+    cols = winner_indicators(decided_a, n) + winner_indicators(decided_b, n)
 
     def game_level(*x: np.ndarray, axis: int = -1) -> np.ndarray:
         return balance(*x[n:], axis=axis) - balance(*x[:n], axis=axis)
 
     result.differences["balance_game"] = bootstrap(game_level, tuple(cols), seed=seed)
-    hand_cols = hand_balance_columns(fa, n) + hand_balance_columns(fb, n)
+    hand_cols = hand_balance_columns(games_a, n) + hand_balance_columns(games_b, n)
 
     def hand_level(*x: np.ndarray, axis: int = -1) -> np.ndarray:
         return hand_balance(*x[n + 1 :], axis=axis) - hand_balance(*x[: n + 1], axis=axis)
@@ -231,31 +275,37 @@ def _balance_paired(
 
 
 def _order(
-    result: Comparison, sa: ConditionSummary, sb: ConditionSummary, da: pd.DataFrame, db: pd.DataFrame, diff: Any,
-    *, paired: bool,
+    result: Comparison, *, summary_a: ConditionSummary, summary_b: ConditionSummary, decided_a: pd.DataFrame,
+    decided_b: pd.DataFrame, diff: Any, paired: bool,
 ) -> None:  # fmt: skip
     """Compare the Order of the reference's focal strategy, when both conditions seat it equally often."""
-    focal = sa.focal
+    focal = summary_a.focal
     if focal is None:
         return
     label = focal.strategy
-    same = [s for s in sb.strategies if s.strategy == label and s.seats == focal.seats]
-    if not same or len(sb.strategies) < 2:
+    same = [s for s in summary_b.strategies if s.strategy == label and s.seats == focal.seats]
+    if not same or len(summary_b.strategies) < 2:
         return
     strong_a, strong_b = focal, same[0]
     result.focal = label
-    xa, xb = _binary(da, "winner_strategy", label), _binary(db, "winner_strategy", label)
+    wins_a, wins_b = _binary(decided_a, "winner_strategy", label), _binary(decided_b, "winner_strategy", label)
 
     def order_scale(x: np.ndarray, summary: ConditionSummary, seats: int) -> np.ndarray:
         n = summary.n_players
         return (x / seats - 1.0 / n) / (1.0 - 1.0 / n)
 
-    ya, yb = order_scale(xa, sa, strong_a.seats), order_scale(xb, sb, strong_b.seats)
-    diff("order", (ya, np.ones(len(ya))), (yb, np.ones(len(yb))))
-    if paired and len(xa):
-        result.tests["order"] = Test("order", "exact McNemar", _mcnemar(xa.astype(bool), xb.astype(bool)))
-    elif not paired and sa.n_players == sb.n_players and strong_a.seats == strong_b.seats and len(xa) and len(xb):
-        test = test_proportions_2indep(int(xb.sum()), len(xb), int(xa.sum()), len(xa), compare="diff")
+    order_a, order_b = order_scale(wins_a, summary_a, strong_a.seats), order_scale(wins_b, summary_b, strong_b.seats)
+    diff("order", (order_a, np.ones(len(order_a))), (order_b, np.ones(len(order_b))))
+    if paired and len(wins_a):
+        result.tests["order"] = Test("order", "exact McNemar", _mcnemar(wins_a.astype(bool), wins_b.astype(bool)))
+    elif (
+        not paired
+        and summary_a.n_players == summary_b.n_players
+        and strong_a.seats == strong_b.seats
+        and len(wins_a)
+        and len(wins_b)
+    ):
+        test = test_proportions_2indep(int(wins_b.sum()), len(wins_b), int(wins_a.sum()), len(wins_a), compare="diff")
         result.tests["order"] = Test("order", "two-proportion score test", float(test.pvalue))
 
 

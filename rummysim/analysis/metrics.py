@@ -109,9 +109,10 @@ def uniformity(counts: np.ndarray) -> Uniformity:
     """Return the chi-square test of equal win counts across seats (scipy)."""
     total = int(counts.sum())
     if total == 0:
-        return Uniformity(float("nan"), float("nan"), float("nan"), 0)
+        return Uniformity(chi2=float("nan"), p=float("nan"), w=float("nan"), n=0)
     result = stats.chisquare(counts)
-    return Uniformity(float(result.statistic), float(result.pvalue), float(np.sqrt(result.statistic / total)), total)
+    chi2 = float(result.statistic)
+    return Uniformity(chi2=chi2, p=float(result.pvalue), w=float(np.sqrt(chi2 / total)), n=total)
 
 
 def balance(*indicators: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -152,7 +153,7 @@ def summarize_condition(
         share = wilson(int((decided["winner_strategy"] == label).sum()), len(decided))
         per_seat = share.shifted(0.0, scale=1.0 / seats)
         order = per_seat.shifted(-1.0 / n, scale=1.0 / (1.0 - 1.0 / n))
-        strategies.append(StrategyShare(label, seats, share, per_seat, order))
+        strategies.append(StrategyShare(strategy=label, seats=seats, share=share, per_seat=per_seat, order=order))
     summary = ConditionSummary(
         name=name, n_players=n, games=len(frame), decided_games=len(decided), hands=int(frame["hands"].sum()),
         decided_hands=n_decided_hands,
