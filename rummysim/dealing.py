@@ -14,7 +14,7 @@ import numpy as np
 from rummysim.cards import FULL_DECK, CardsLike, iter_cards, parse_card, parse_cards, to_text
 from rummysim.errors import ConfigError
 from rummysim.rules import Rules
-from rummysim.strategies.base import TableMeld
+from rummysim.table import TableMeld
 
 
 class Deal(NamedTuple):

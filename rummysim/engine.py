@@ -36,7 +36,6 @@ from rummysim.moves import (
     Rejected,
     StockRebuilt,
     WentOutBy,
-    apply_plays,
     check_discard,
     check_draw,
     plain_plays,
@@ -46,8 +45,9 @@ from rummysim.records import HandRecord, TurnRecord
 from rummysim.rules import Rules
 from rummysim.seeding import hand_rng
 from rummysim.strategies import make_lineup
-from rummysim.strategies.base import PlayerView, Strategy, TableMeld, observes
+from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.strategies.sealed import SealedError
+from rummysim.table import Table, apply_plays
 from rummysim.timing import TooSlow, timed
 
 
@@ -64,6 +64,8 @@ class HandResult(NamedTuple):
     events: tuple[Event, ...]
     turns: tuple[TurnRecord, ...] = ()
     """One per turn when traced, with the private cards drawn."""
+    deal: Deal | None = None
+    """The cards as dealt (R3): with the events, every position of the hand follows."""
 
 
 class _Stalled(Exception):
@@ -101,17 +103,15 @@ class _Hand:
         self.rng = rng
         self.context = context
         self.game, self.hand = game, hand
+        self.start = start
         self.holdings = list(start.holdings)
         self.sizes = [h.bit_count() for h in self.holdings]
         self.discard_pile = list(start.discard_pile)
         self.stock = list(reversed(start.stock))  # top at the end, for pop()
-        self.table = [m.cards for m in start.table]
-        self.melded_by = [m.melded_by for m in start.table]
-        self.laid_off: list[list[tuple[int, int]]] = [list(m.laid_off) for m in start.table]
+        self.table: Table = start.table
         self.has_melded = [False] * self.n
         for m in start.table:
             self.has_melded[m.melded_by] = True
-        self._table_view: tuple[TableMeld, ...] | None = None
         self._view: PlayerView | None = None
         self.history: list[Event] = []
         self.decisions = [{"draw": s.draw, "play": s.play, "discard": s.discard} for s in strategies]
@@ -129,13 +129,9 @@ class _Hand:
         """Return what a seat may see now; reused until the next event changes anything."""
         if self._view is not None and self._view.seat == seat:
             return self._view
-        if self._table_view is None:
-            self._table_view = tuple(
-                TableMeld(c, s, tuple(lo)) for c, s, lo in zip(self.table, self.melded_by, self.laid_off, strict=False)
-            )
         self._view = PlayerView(
             seat=seat, n_players=self.n, dealer=self.dealer, rules=self.seat_rules[seat], hand=self.hand,
-            turn=self.turn, holding=self.holdings[seat], drawn=self.drawn, taken=self.taken, table=self._table_view,
+            turn=self.turn, holding=self.holdings[seat], drawn=self.drawn, taken=self.taken, table=self.table,
             discard_pile=tuple(self.discard_pile), stock_size=len(self.stock), holding_sizes=tuple(self.sizes),
             has_melded=tuple(self.has_melded), scores=self.scores, n_rebuilds=self.n_rebuilds,
             history=tuple(self.history),
@@ -155,7 +151,10 @@ class _Hand:
 
     def check_cards(self) -> None:
         """Raise AssertionError unless all 52 cards are in exactly one place (R1.2)."""
-        places = [*self.holdings, *(1 << c for c in self.stock), *(1 << c for c in self.discard_pile), *self.table]
+        places = [
+            *self.holdings, *(1 << c for c in self.stock), *(1 << c for c in self.discard_pile),
+            *(m.cards for m in self.table),
+        ]  # fmt: skip
         seen = 0
         for mask in places:
             if seen & mask:
@@ -248,31 +247,19 @@ class _Hand:
         if not answer:
             return None
         try:
-            holding, table, plays = apply_plays(
-                answer, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
+            holding, table, events = apply_plays(
+                answer, seat=seat, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
             )
         except Rejected as rejected:
             raise self.illegal(seat, "; ".join(map(str, answer)), rejected) from None
-        self._table_view = None
-        for play in plays:
-            if isinstance(play, Meld):
-                self.holdings[seat] ^= play.cards
-                self.table.append(play.cards)
-                self.melded_by.append(seat)
-                self.laid_off.append([])
-                event: Event = Melded(seat, play.cards, len(self.table) - 1)
-            else:
-                self.holdings[seat] ^= 1 << play.card
-                self.table[play.meld] |= 1 << play.card
-                self.laid_off[play.meld].append((play.card, seat))
-                event = LaidOff(seat, play.card, play.meld)
-            self.sizes[seat] = self.holdings[seat].bit_count()
-            self.emit(event)
-        assert self.table == table and self.holdings[seat] == holding
+        self.holdings[seat], self.table = holding, table
+        self.sizes[seat] = holding.bit_count()
         self.has_melded[seat] = True
+        for event in events:
+            self.emit(event)
         if holding:
             return None
-        return WentOutBy.MELD if isinstance(plays[-1], Meld) else WentOutBy.LAY_OFF
+        return WentOutBy.MELD if isinstance(events[-1], Melded) else WentOutBy.LAY_OFF
 
     def discard(self, seat: int) -> WentOutBy | None:
         """R4.3, R4.5; return `WentOutBy.DISCARD` if that was the last card (R7.1)."""
@@ -405,5 +392,5 @@ def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, 
     )  # fmt: skip
     return HandResult(
         records=records, winner=winner, points=won_points, went_out_by=went_out_by, went_rummy=went_rummy,
-        stalled=stalled, events=tuple(state.history), turns=tuple(state.trace or ()),
+        stalled=stalled, events=tuple(state.history), turns=tuple(state.trace or ()), deal=state.start,
     )  # fmt: skip

@@ -135,6 +135,15 @@ class Experiment:
         return Experiment(**{**self.__dict__, **changes}) if changes else self
 
 
+def rotated(players: tuple[dict[str, Any], ...], game: int) -> list[dict[str, Any]]:
+    """Return the lineup of a game: seat s plays ``players[(s + game) % n]`` (R3.4).
+
+    Rotating by the game number seats every strategy in every seat equally often.
+    """
+    n = len(players)
+    return [players[(seat + game) % n] for seat in range(n)]
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
     """A safe loader that refuses a key given twice in one mapping."""
 

@@ -18,8 +18,8 @@ from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.rules import Rules
 from rummysim.seeding import game_rng
+from rummysim.specs import Spec
 from rummysim.strategies import Strategy, make_lineup
-from rummysim.strategies.registry import Spec
 from rummysim.strategies.sealed import SealedPool
 
 

@@ -1,8 +1,9 @@
 """Moves a player makes, the public events that record them, and the pure rules of a turn.
 
 A turn (R4) is a draw from a `Pile`, any number of `Meld` and `LayOff` plays, and a
-discard. The engine validates a strategy's answers with `check_draw`, `apply_plays` and
-`check_discard`; bots may call the same functions to test a plan before answering.
+discard. The engine validates a strategy's answers with `check_draw`,
+`rummysim.table.apply_plays` and `check_discard`; bots may call the same functions to
+test a plan before answering.
 Every performed move is logged as a frozen event, which is also what observers see.
 
 A bot's answer is turned into plain values before any check (`plain_int`,
@@ -14,14 +15,12 @@ is walked is read once, as what it holds, and checked as that.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from rummysim.cards import FULL_DECK, CardsLike, card_code, parse_card, parse_cards, to_text
 from rummysim.compat import StrEnum
-from rummysim.melds import can_lay_off, is_meld, meld_text
-from rummysim.rules import GoingOut, Rules
+from rummysim.melds import is_meld, meld_text
 
 
 class Pile(StrEnum):
@@ -72,13 +71,14 @@ class LayOff:
         return cls(parse_card(card), meld)
 
     def __str__(self) -> str:
-        return f"lay off {_code(self.card)} on meld {self.meld}"
+        return f"lay off {card_or_shown(self.card)} on meld {self.meld}"
 
 
 Play = Meld | LayOff
 
 
-def _code(card: object) -> str:
+def card_or_shown(card: object) -> str:
+    """Return a card's code if it is a card int, else the value as an error message shows it."""
     return card_code(card) if type(card) is int and 0 <= card < 52 else shown(card)
 
 
@@ -143,7 +143,7 @@ def plain_plays(answer: object) -> list[Play]:
             if card_int is None:
                 raise Rejected("R6.1", f"lay off {shown(card)}: not a card")
             if meld_int is None:
-                raise Rejected("R6.1", f"lay off {_code(card_int)} on meld {shown(meld)}: not a meld's number")
+                raise Rejected("R6.1", f"lay off {card_or_shown(card_int)} on meld {shown(meld)}: not a meld's number")
             plays.append(LayOff(card_int, meld_int))
         else:
             raise Rejected("R4.2", f"play {shown(item)} is neither a Meld nor a LayOff")
@@ -242,61 +242,6 @@ def check_draw(pile: object, *, discard_pile_size: int) -> Pile:
     return chosen
 
 
-def apply_plays(
-    plays: Iterable[object],
-    *,
-    holding: int,
-    table: Sequence[int],
-    rules: Rules,
-    taken: int | None,
-) -> tuple[int, list[int], list[Play]]:
-    """Play melds and lay-offs in order; return the holding, the table and the plays (R4.2, R5-R7).
-
-    `table` holds the melds' masks in table order and is not changed; `taken` is the card
-    drawn from the discard pile this turn, if any. Raises `Rejected` on the first
-    illegal play, or when the plays together leave a holding the rules forbid.
-    """
-    melds = list(table)
-    done: list[Play] = []
-    for play in plays:
-        if isinstance(play, Meld):
-            if not isinstance(play.cards, int) or play.cards <= 0 or play.cards & ~FULL_DECK:
-                raise Rejected("R4.2", f"meld {play.cards!r}: not a mask of cards (bits 0 to 51)")
-            if play.cards & holding != play.cards:
-                missing = to_text(play.cards & ~holding)
-                raise Rejected("R4.2", f"{play}: {missing} not in the holding")
-            if not is_meld(play.cards, rules.ace):
-                why = "Q-K-A needs ace: high_or_low; " if rules.ace == "low" else ""
-                raise Rejected(
-                    "R5.1, R5.2, R5.3, R9.1",
-                    f"{play}: not a group of 3-4 of a rank nor a sequence of 3+ in a suit ({why}K-A-2 never wraps)",
-                )
-            holding ^= play.cards
-            melds.append(play.cards)
-        elif isinstance(play, LayOff):
-            bit = 1 << play.card if isinstance(play.card, int) and 0 <= play.card < 52 else 0
-            if not bit & holding:
-                raise Rejected("R6.1", f"{play}: {_code(play.card)} is not in the holding")
-            if not (isinstance(play.meld, int) and 0 <= play.meld < len(melds)):
-                raise Rejected("R6.1", f"{play}: there is no meld {play.meld!r}; the table has {len(melds)}")
-            if not can_lay_off(melds[play.meld], play.card, rules.ace):
-                raise Rejected("R6.1", f"{play}: {_code(play.card)} does not fit {meld_text(melds[play.meld])}")
-            holding ^= bit
-            melds[play.meld] |= bit
-        else:
-            raise Rejected("R4.2", f"play {play!r} is neither a Meld nor a LayOff")
-        done.append(play)
-    if not holding and done and rules.going_out is GoingOut.DISCARD:
-        raise Rejected("R7.2", "the plays leave no card, but with going_out: discard the last card must be discarded")
-    if taken is not None and holding == 1 << taken and done:
-        raise Rejected(
-            "R4.7",
-            f"the plays leave only {card_code(taken)}, taken from the discard pile this turn, "
-            "which may not be discarded",
-        )
-    return holding, melds, done
-
-
 def check_discard(card: object, *, holding: int, taken: int | None) -> int:
     """Return the card, a plain ``int``, if it may be discarded, else raise `Rejected` (R4.3, R4.5).
 
@@ -311,7 +256,8 @@ def check_discard(card: object, *, holding: int, taken: int | None) -> int:
     else:
         number = plain_int(card)
     if number is None or not 0 <= number < 52 or not holding >> number & 1:
-        raise Rejected("R4.3", f"discard {_code(card) if number is None else _code(number)}: not a card in the holding")
+        shown_card = card_or_shown(card if number is None else number)
+        raise Rejected("R4.3", f"discard {shown_card}: not a card in the holding")
     if number == taken:
         raise Rejected("R4.5", f"discard {card_code(number)}: taken from the discard pile this turn")
     return number

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from rummysim.cards import N_CARDS, card_code, iter_cards, points, to_text
 from rummysim.melds import meld_text
 from rummysim.moves import Discarded, Drew, Event, HandEnded, LaidOff, Melded, Pile, StockRebuilt
-from rummysim.strategies.base import TableMeld
+from rummysim.table import TableMeld
 
 _SUIT_LANE = (1 << 13) - 1
 

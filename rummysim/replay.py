@@ -26,17 +26,15 @@ from typing import Any
 import pandas as pd
 
 from rummysim.cards import parse_card
-from rummysim.dealing import deal
 from rummysim.engine import HandResult
 from rummysim.errors import ConfigError, RummysimError, nearest
+from rummysim.experiment import rotated
 from rummysim.game import play_game
 from rummysim.moves import Discarded, Drew, HandEnded, LaidOff, Melded, Pile, StockRebuilt, WentOutBy
 from rummysim.records import HandRecord, TurnRecord
 from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
 from rummysim.rules import Rules
-from rummysim.runner import rotated
-from rummysim.seeding import hand_rng
-from rummysim.strategies.base import TableMeld
+from rummysim.table import Table, apply_event
 from rummysim.tables import MANIFEST, load_results
 
 HIDDEN = "[hidden]"
@@ -213,11 +211,12 @@ def _transcript(
     """Return the hand turn by turn, rebuilt from its deal, its public events and its trace."""
     first = result.records[0]
     n, dealer = rules.n_players, first.dealer
-    start = deal(rules, dealer=dealer, rng=hand_rng(seed, game, hand))
+    start = result.deal
+    assert start is not None, "play_hand records its deal"
     holdings = list(start.holdings)
     discard_pile = list(start.discard_pile)
     stock_size = len(start.stock)
-    table: list[TableMeld] = []
+    table: Table = ()
     before = [r.score - r.points for r in result.records]
 
     def held(s: int) -> str:
@@ -255,17 +254,8 @@ def _transcript(
                 stock_size -= 1
             holdings[event.seat] |= 1 << card
             changed = False
-        elif isinstance(event, Melded):
-            holdings[event.seat] ^= event.cards
-            table.append(TableMeld(event.cards, event.seat))
-            changed = True
-            lines.append(f"  {event_line(event, who)}")
-        elif isinstance(event, LaidOff):
-            holdings[event.seat] ^= 1 << event.card
-            old = table[event.meld]
-            table[event.meld] = old._replace(
-                cards=old.cards | 1 << event.card, laid_off=(*old.laid_off, (event.card, event.seat))
-            )
+        elif isinstance(event, (Melded, LaidOff)):
+            holdings[event.seat], table = apply_event(event, holding=holdings[event.seat], table=table)
             changed = True
             lines.append(f"  {event_line(event, who)}")
         elif isinstance(event, Discarded):
@@ -291,7 +281,7 @@ def _transcript(
     return lines
 
 
-def _table_block(table: list[TableMeld], who: list[str]) -> list[str]:
+def _table_block(table: Table, who: list[str]) -> list[str]:
     return ["  table:", *(f"    {line}" for line in table_lines(table, who))]
 
 

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from rummysim.errors import ConfigError, whole_number
-from rummysim.experiment import Condition, Experiment, load_experiment
+from rummysim.experiment import Condition, Experiment, load_experiment, rotated
 from rummysim.game import play_game
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.strategies.sealed import SealedPool
@@ -65,12 +65,6 @@ class Chunk(NamedTuple):
     @property
     def id(self) -> str:
         return f"c{self.number:03d}-g{self.start:09d}-{self.stop:09d}"
-
-
-def rotated(players: tuple[dict[str, Any], ...], game: int) -> list[dict[str, Any]]:
-    """Return the lineup for a game: seat s plays ``players[(s + game) % n]``."""
-    n = len(players)
-    return [players[(seat + game) % n] for seat in range(n)]
 
 
 def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:

@@ -29,14 +29,14 @@ from rummysim.moves import (
     Play,
     Rejected,
     StockRebuilt,
-    apply_plays,
     check_discard,
     check_draw,
 )
 from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
 from rummysim.rules import Rules
-from rummysim.strategies.base import PlayerView, Strategy, TableMeld
+from rummysim.strategies.base import PlayerView, Strategy
 from rummysim.strategies.greedy import Greedy
+from rummysim.table import Table, TableMeld, apply_event, apply_plays, event_of, place
 
 Reader = Callable[[str], str]
 """Show a prompt and return the line typed; raise `EOFError` at the end of the input (like `input`)."""
@@ -80,20 +80,13 @@ class _Retry(Exception):
     """A command that can not be done now; the message says why, and the prompt comes again."""
 
 
-def _after(view: PlayerView, plays: Sequence[Play]) -> tuple[int, tuple[TableMeld, ...]]:
+def _after(view: PlayerView, plays: Sequence[Play]) -> tuple[int, Table]:
     """Return the holding and the table once `plays` (already checked) are made."""
-    holding, table = view.holding, list(view.table)
+    holding = view.holding
+    table: Table = view.table
     for play in plays:
-        if isinstance(play, Meld):
-            holding ^= play.cards
-            table.append(TableMeld(play.cards, view.seat))
-        else:
-            holding ^= 1 << play.card
-            meld = table[play.meld]
-            table[play.meld] = meld._replace(
-                cards=meld.cards | 1 << play.card, laid_off=(*meld.laid_off, (play.card, view.seat))
-            )
-    return holding, tuple(table)
+        holding, table = apply_event(event_of(play, seat=view.seat, table=table), holding=holding, table=table)
+    return holding, table
 
 
 class Human(Strategy):
@@ -285,7 +278,12 @@ class Human(Strategy):
         new = [Meld(_cards(" ".join(args)))] if command == "meld" else self._lay_offs(args, holding, table)
         try:
             apply_plays(
-                [*plays, *new], holding=view.holding, table=view.table_masks, rules=self.rules, taken=view.taken
+                [*plays, *new],
+                seat=view.seat,
+                holding=view.holding,
+                table=view.table,
+                rules=self.rules,
+                taken=view.taken,
             )
         except Rejected as rejected:
             raise _Retry(_not_allowed(rejected, mine=True)) from None
@@ -332,8 +330,7 @@ class Human(Strategy):
                     raise _Retry(f"{card_code(card)} fits more than one meld; say which: {choices}.")
                 target = fits[0]
             lay_offs.append(LayOff(card, target))
-            holding ^= 1 << card
-            melds[target] |= 1 << card
+            holding = place(lay_offs[-1:], holding=holding, melds=melds)
         return lay_offs
 
     def _show_holding(self, view: PlayerView, plays: list[Play]) -> None:

@@ -1,51 +1,43 @@
-"""The import graph keeps DESIGN.md's layers: a module imports only from layers below it.
+"""The import graph keeps the layers of the README's table: a module imports only from layers below it.
 
-So no strategy can reach the engine's private state: hiding is part of the graph.
+The README's table is the one statement of the layers: this test reads it, checks that
+every module of the package is in it, that every import goes to a lower layer, and that
+each module's layer is what its imports say (one more than the highest layer it
+imports). So no strategy can reach the engine's private state, and the analysis,
+rendering and replay depend on no bot: hiding is part of the graph.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from functools import cache
 from pathlib import Path
 
-PACKAGE = Path(__file__).parent.parent / "rummysim"
-
-LAYERS = {
-    "errors": 0,
-    "compat": 0,
-    "cards": 0,
-    "seeding": 0,
-    "version": 0,
-    "timing": 0,
-    "rules": 1,
-    "melds": 1,
-    "arrangement": 1,
-    "moves": 1,
-    "records": 1,
-    "strategies": 2,
-    "dealing": 3,
-    "engine": 3,
-    "game": 4,
-    "experiment": 4,
-    "runner": 5,
-    "tables": 5,
-    "benchmarks": 5,
-    "analysis": 5,
-    "report": 5,
-    "replay": 5,
-    "terminal": 5,
-    "render": 5,
-    "session": 5,
-    "cli": 6,
-    "__main__": 6,
-    "__init__": 7,
-}
+ROOT = Path(__file__).parent.parent
+PACKAGE = ROOT / "rummysim"
 
 
-def layer_of(path: Path) -> tuple[str, int]:
-    parts = path.relative_to(PACKAGE).with_suffix("").parts
-    name = parts[0]
-    return name, LAYERS[name]
+def readme_layers() -> dict[str, int]:
+    """Return each module's layer as the README's Layout table gives it."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Layout") :]
+    layers = {}
+    for line in section.splitlines():
+        row = re.match(r"^\| (\d+) \| (.+?) \|", line)
+        if row:
+            modules = re.sub(r"\([^)]*\)", "", row.group(2))  # a package's submodules, in brackets
+            for name in re.findall(r"`([\w]+)/?`", modules):
+                layers[name] = int(row.group(1))
+    return layers
+
+
+LAYERS = readme_layers()
+
+
+def unit_of(path: Path) -> str:
+    """Return the module a file belongs to: its own name, or its package's."""
+    return path.relative_to(PACKAGE).with_suffix("").parts[0]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -59,24 +51,53 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_every_module_has_a_layer():
-    for path in PACKAGE.rglob("*.py"):
-        assert layer_of(path)[0] in LAYERS, path
-
-
-def test_modules_import_only_from_layers_at_or_below_their_own():
-    for path in PACKAGE.rglob("*.py"):
-        _, layer = layer_of(path)
+def imports_of(unit: str) -> set[str]:
+    """Return the other modules a module (or package) imports, lazily or not."""
+    files = [PACKAGE / f"{unit}.py"] if (PACKAGE / f"{unit}.py").exists() else list((PACKAGE / unit).rglob("*.py"))
+    targets = set()
+    for path in files:
         for module in imported_modules(path):
             parts = module.split(".")
-            if len(parts) == 1:  # `import rummysim` / `from rummysim import x`
-                assert layer == LAYERS["__init__"], f"{path} imports the package root"
-                continue
-            target = parts[1]
-            assert LAYERS[target] <= layer, f"{path.relative_to(PACKAGE)} (layer {layer}) imports {module}"
+            if len(parts) > 1 and parts[1] != unit:
+                targets.add(parts[1])
+    return targets
+
+
+@cache
+def depth(unit: str) -> int:
+    below = [depth(target) for target in imports_of(unit)]
+    return 1 + max(below) if below else 0
+
+
+def test_the_readme_lists_every_module_once():
+    units = {unit_of(p) for p in PACKAGE.rglob("*.py")} - {"__init__"}
+    assert set(LAYERS) == units
+
+
+def test_modules_import_only_from_layers_below_their_own():
+    for unit, layer in LAYERS.items():
+        for target in imports_of(unit):
+            assert LAYERS[target] < layer, f"{unit} (layer {layer}) imports {target} (layer {LAYERS[target]})"
+
+
+def test_each_modules_layer_is_what_its_imports_say():
+    assert {unit: depth(unit) for unit in LAYERS} == LAYERS
+
+
+def test_only_the_package_root_imports_the_package_root():
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "__init__.py" and path.parent == PACKAGE:
+            continue
+        assert "rummysim" not in imported_modules(path), f"{path} imports the package root"
 
 
 def test_strategies_cannot_import_the_engine():
     for path in (PACKAGE / "strategies").rglob("*.py"):
         for module in imported_modules(path):
             assert not module.startswith(("rummysim.engine", "rummysim.dealing", "rummysim.game")), path
+
+
+def test_analysis_render_dealing_and_replay_depend_on_no_bot_and_replay_not_on_the_runner():
+    for unit in ("analysis", "render", "dealing", "report", "replay"):
+        assert "strategies" not in imports_of(unit), unit
+    assert "runner" not in imports_of("replay")

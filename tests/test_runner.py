@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from rummysim.errors import ConfigError
-from rummysim.experiment import parse_experiment
-from rummysim.runner import _lock, plan, rotated, run_experiment
+from rummysim.experiment import parse_experiment, rotated
+from rummysim.runner import _lock, plan, run_experiment
 from rummysim.tables import load_results
 
 SPEC = {

@@ -38,7 +38,7 @@ from rummysim.analysis.metrics import (
     winner_indicators,
 )
 from rummysim.compat import StrEnum
-from rummysim.strategies.registry import strategy_label
+from rummysim.specs import strategy_label
 
 ALPHA = 0.05
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rummysim.strategies.registry import strategy_label
+from rummysim.specs import strategy_label
 
 ENDINGS = ("discard", "meld", "lay_off", "stalled")
 """How a hand ends: the winner's last card left by a discard, meld or lay-off (R7), or no one went out (R10.2)."""

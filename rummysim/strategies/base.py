@@ -20,37 +20,9 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from rummysim.cards import iter_cards
-from rummysim.melds import MeldKind, meld_kind, meld_text
 from rummysim.moves import Event, Pile, Play
 from rummysim.rules import Rules
-
-
-class TableMeld(NamedTuple):
-    """A meld on the table and who played which of its cards (R5.4, R6.2)."""
-
-    cards: int
-    """All of its cards, as a mask."""
-    melded_by: int
-    """The seat that played the meld."""
-    laid_off: tuple[tuple[int, int], ...] = ()
-    """``(card, seat)`` for each card laid off on it since, in order."""
-
-    @property
-    def kind(self) -> MeldKind:
-        """Return whether it is a group or a sequence."""
-        return meld_kind(self.cards)
-
-    def played_by(self, card: int) -> int:
-        """Return the seat that put a card of this meld on the table."""
-        for laid, seat in self.laid_off:
-            if laid == card:
-                return seat
-        if not self.cards >> card & 1:
-            raise KeyError(card)
-        return self.melded_by
-
-    def __str__(self) -> str:
-        return meld_text(self.cards)
+from rummysim.table import TableMeld
 
 
 class PlayerView(NamedTuple):

@@ -27,6 +27,7 @@ import numpy as np
 
 from rummysim.errors import ConfigError, StrategyError, nearest
 from rummysim.seeding import strategy_key, strategy_rng
+from rummysim.specs import Spec, split_spec, strategy_label
 from rummysim.strategies.base import Strategy
 
 if TYPE_CHECKING:
@@ -36,8 +37,6 @@ ENTRY_POINT_GROUP = "rummysim.strategies"
 
 REGISTRY: dict[str, type[Strategy]] = {}
 """Every strategy registered by name (the built-ins and any `register`-ed)."""
-
-Spec = str | Mapping[str, Any]
 
 
 def register(cls: type[Strategy]) -> type[Strategy]:
@@ -135,20 +134,9 @@ def strategy_params(cls: type[Strategy]) -> dict[str, Any]:
     }
 
 
-def _split(spec: Spec) -> tuple[str, dict[str, Any]]:
-    if isinstance(spec, str):
-        return spec, {}
-    if isinstance(spec, Mapping):
-        params = dict(spec)
-        if "strategy" not in params:
-            raise ConfigError(f"player {dict(spec)!r} has no 'strategy' key naming the bot")
-        return str(params.pop("strategy")), params
-    raise ConfigError(f"player {spec!r} is neither a strategy name nor a mapping with a 'strategy' key")
-
-
 def check_strategy(spec: Spec) -> tuple[type[Strategy], dict[str, Any]]:
     """Return the class and parameters of a spec, raising `ConfigError` if either is unknown."""
-    name, params = _split(spec)
+    name, params = split_spec(spec)
     cls = strategy_class(name)
     valid = strategy_params(cls)
     for key in params:
@@ -167,14 +155,6 @@ def make_strategy(spec: Spec, *, rng: np.random.Generator) -> Strategy:
         raise ConfigError(f"strategy {strategy_label(spec)}: {error}") from None
 
 
-def strategy_label(spec: Spec) -> str:
-    """Return the label of a spec in tables: its name, with any parameters in brackets."""
-    name, params = _split(spec)
-    if not params:
-        return name
-    return f"{name}({', '.join(f'{k}={v}' for k, v in sorted(params.items()))})"
-
-
 def is_builtin(strategy: type[Strategy]) -> bool:
     """Return True for rummysim's own bots, which always run in the engine's process."""
     name = getattr(strategy, "name", None)
@@ -183,7 +163,7 @@ def is_builtin(strategy: type[Strategy]) -> bool:
 
 def portable_spec(spec: Spec) -> dict[str, Any]:
     """Return a spec that a fresh process can load: a path or entry point, never a name registered here only."""
-    name, params = _split(spec)
+    name, params = split_spec(spec)
     cls = strategy_class(name)
     if ":" in name or name not in REGISTRY:
         return {"strategy": name, **params}

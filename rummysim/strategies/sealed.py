@@ -139,7 +139,10 @@ class BotProcess:
         return data
 
     def died(self) -> SealedError:
-        code = self.process.poll()
+        try:  # its end of the channel closed: the process is ending, or about to
+            code: int | None = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
         self.close()
         return SealedError(f"ended its process (exit code {code})")
 

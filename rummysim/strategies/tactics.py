@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 from rummysim.cards import iter_cards
 from rummysim.melds import can_lay_off, lay_off_fits, meld_table
-from rummysim.moves import LayOff, Meld, Play
+from rummysim.moves import LayOff
 from rummysim.rules import Ace, GoingOut, Rules
+from rummysim.table import place
 
 
 def melds_in(holding: int, ace: Ace) -> list[int]:
@@ -33,7 +34,7 @@ def fitting_cards(table: Sequence[int], ace: Ace) -> int:
 def lay_off_all(holding: int, table: list[int], ace: Ace) -> tuple[list[LayOff], int]:
     """Lay off every card that fits, repeating so chains fit too (R6.1, R6.3).
 
-    `table` is updated in place; return the lay-offs and the holding left.
+    `table` (the melds' masks) is updated in place; return the lay-offs and the holding left.
     """
     plays: list[LayOff] = []
     changed = True
@@ -42,10 +43,9 @@ def lay_off_all(holding: int, table: list[int], ace: Ace) -> tuple[list[LayOff],
         for i, meld in enumerate(table):
             fits = lay_off_fits(meld, ace) & holding
             if fits:
-                card = (fits & -fits).bit_length() - 1
-                plays.append(LayOff(card, i))
-                table[i] = meld | 1 << card
-                holding ^= 1 << card
+                play = LayOff((fits & -fits).bit_length() - 1, i)
+                plays.append(play)
+                holding = place((play,), holding=holding, melds=table)
                 changed = True
     return plays, holding
 
@@ -62,15 +62,3 @@ def leaves_legal_holding(holding: int, *, n_played: int, rules: Rules, taken: in
     if not holding:
         return rules.going_out is GoingOut.ANY
     return taken is None or holding != 1 << taken
-
-
-def apply_to(plays: Sequence[Play], holding: int, table: list[int]) -> int:
-    """Apply plays already known to be legal to a copy's holding and table; return the holding."""
-    for play in plays:
-        if isinstance(play, Meld):
-            holding ^= play.cards
-            table.append(play.cards)
-        else:
-            holding ^= 1 << play.card
-            table[play.meld] |= 1 << play.card
-    return holding

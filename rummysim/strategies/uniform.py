@@ -12,7 +12,8 @@ from __future__ import annotations
 from rummysim.cards import iter_cards
 from rummysim.moves import Meld, Pile, Play
 from rummysim.strategies.base import PlayerView, Strategy
-from rummysim.strategies.tactics import apply_to, lay_offs_in, leaves_legal_holding, melds_in
+from rummysim.strategies.tactics import lay_offs_in, leaves_legal_holding, melds_in
+from rummysim.table import place
 
 
 class Uniform(Strategy):
@@ -39,13 +40,13 @@ class Uniform(Strategy):
                 o
                 for o in options
                 if leaves_legal_holding(
-                    apply_to([o], holding, list(table)), n_played=1, rules=view.rules, taken=view.taken
+                    place([o], holding=holding, melds=list(table)), n_played=1, rules=view.rules, taken=view.taken
                 )
             ]
             choice = self._pick(len(options) + 1)
             if choice == len(options):
                 return plays
-            holding = apply_to([options[choice]], holding, table)
+            holding = place([options[choice]], holding=holding, melds=table)
             plays.append(options[choice])
             if not holding:
                 return plays

@@ -1,0 +1,159 @@
+"""The table as a value, and the one function that applies plays to it (R4.2, R5, R6, R7).
+
+The table is a tuple of frozen `TableMeld`s in the order they were played: each meld's
+cards as a mask, who melded it and who laid off which card on it since. Nothing changes
+it in place: `apply_plays` checks a player's melds and lay-offs against the rules and
+returns the new holding, the new table and the public events they make; `apply_event`
+replays one public event (`Melded`, `LaidOff`) onto a holding and a table. The engine,
+replay, the terminal player and the bots' planners all go through these functions, so a
+new meld or lay-off rule is one edit here.
+
+Planners that search many plans work on the melds' masks alone (`place`), the same
+move applied to a list of masks, without the record of who played what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from rummysim.cards import FULL_DECK, card_code, to_text
+from rummysim.melds import MeldKind, can_lay_off, is_meld, meld_kind, meld_text
+from rummysim.moves import LaidOff, LayOff, Meld, Melded, Play, Rejected, card_or_shown
+from rummysim.rules import GoingOut, Rules
+
+
+class TableMeld(NamedTuple):
+    """A meld on the table and who played which of its cards (R5.4, R6.2)."""
+
+    cards: int
+    """All of its cards, as a mask."""
+    melded_by: int
+    """The seat that played the meld."""
+    laid_off: tuple[tuple[int, int], ...] = ()
+    """``(card, seat)`` for each card laid off on it since, in order."""
+
+    @property
+    def kind(self) -> MeldKind:
+        """Return whether it is a group or a sequence."""
+        return meld_kind(self.cards)
+
+    def played_by(self, card: int) -> int:
+        """Return the seat that put a card of this meld on the table."""
+        for laid, seat in self.laid_off:
+            if laid == card:
+                return seat
+        if not self.cards >> card & 1:
+            raise KeyError(card)
+        return self.melded_by
+
+    def __str__(self) -> str:
+        return meld_text(self.cards)
+
+
+Table = tuple[TableMeld, ...]
+"""The melds on the table, in the order played; `LayOff.meld` indexes it."""
+
+
+class Applied(NamedTuple):
+    """What plays leave: the holding, the table and the public events, in order."""
+
+    holding: int
+    table: Table
+    events: tuple[Melded | LaidOff, ...]
+
+
+def apply_event(event: Melded | LaidOff, *, holding: int, table: Sequence[TableMeld]) -> tuple[int, Table]:
+    """Return the holding and the table once a public meld or lay-off is made (R5.4, R6.2).
+
+    The event is taken as played: `apply_plays` is where plays are checked.
+    """
+    if isinstance(event, Melded):
+        return holding ^ event.cards, (*table, TableMeld(cards=event.cards, melded_by=event.seat))
+    bit = 1 << event.card
+    old = table[event.meld]
+    new = old._replace(cards=old.cards | bit, laid_off=(*old.laid_off, (event.card, event.seat)))
+    return holding ^ bit, (*table[: event.meld], new, *table[event.meld + 1 :])
+
+
+def apply_plays(
+    plays: Iterable[object],
+    *,
+    seat: int,
+    holding: int,
+    table: Sequence[TableMeld],
+    rules: Rules,
+    taken: int | None,
+) -> Applied:
+    """Check a seat's melds and lay-offs in order and apply them (R4.2, R4.7, R5, R6, R7.2).
+
+    `taken` is the card drawn from the discard pile this turn, if any. Returns the
+    holding, the table and the events; raises `Rejected` at the first illegal play, or
+    when the plays together leave a holding the rules forbid. Bots may call it to test a
+    plan before answering: it is the engine's own check.
+    """
+    after: Table = tuple(table)
+    events: list[Melded | LaidOff] = []
+    for play in plays:
+        event = _checked(play, seat=seat, holding=holding, table=after, rules=rules)
+        holding, after = apply_event(event, holding=holding, table=after)
+        events.append(event)
+    if not holding and events and rules.going_out is GoingOut.DISCARD:
+        raise Rejected("R7.2", "the plays leave no card, but with going_out: discard the last card must be discarded")
+    if taken is not None and holding == 1 << taken and events:
+        raise Rejected(
+            "R4.7",
+            f"the plays leave only {card_code(taken)}, taken from the discard pile this turn, "
+            "which may not be discarded",
+        )
+    return Applied(holding=holding, table=after, events=tuple(events))
+
+
+def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | LaidOff:
+    """Return the public event of a play made by a seat at this table (not checked: see `apply_plays`)."""
+    if isinstance(play, Meld):
+        return Melded(seat=seat, cards=play.cards, meld=len(table))
+    return LaidOff(seat=seat, card=play.card, meld=play.meld)
+
+
+def _checked(play: object, *, seat: int, holding: int, table: Table, rules: Rules) -> Melded | LaidOff:
+    """Return the event of one play if it is legal now, else raise `Rejected` (R4.2, R5, R6.1)."""
+    if isinstance(play, Meld):
+        if not isinstance(play.cards, int) or play.cards <= 0 or play.cards & ~FULL_DECK:
+            raise Rejected("R4.2", f"meld {play.cards!r}: not a mask of cards (bits 0 to 51)")
+        if play.cards & holding != play.cards:
+            raise Rejected("R4.2", f"{play}: {to_text(play.cards & ~holding)} not in the holding")
+        if not is_meld(play.cards, rules.ace):
+            why = "Q-K-A needs ace: high_or_low; " if rules.ace == "low" else ""
+            raise Rejected(
+                "R5.1, R5.2, R5.3, R9.1",
+                f"{play}: not a group of 3-4 of a rank nor a sequence of 3+ in a suit ({why}K-A-2 never wraps)",
+            )
+        return event_of(play, seat=seat, table=table)
+    if isinstance(play, LayOff):
+        bit = 1 << play.card if isinstance(play.card, int) and 0 <= play.card < 52 else 0
+        if not bit & holding:
+            raise Rejected("R6.1", f"{play}: {card_or_shown(play.card)} is not in the holding")
+        if not (isinstance(play.meld, int) and 0 <= play.meld < len(table)):
+            raise Rejected("R6.1", f"{play}: there is no meld {play.meld!r}; the table has {len(table)}")
+        meld = table[play.meld].cards
+        if not can_lay_off(meld, play.card, rules.ace):
+            raise Rejected("R6.1", f"{play}: {card_or_shown(play.card)} does not fit {meld_text(meld)}")
+        return event_of(play, seat=seat, table=table)
+    raise Rejected("R4.2", f"play {play!r} is neither a Meld nor a LayOff")
+
+
+def place(plays: Iterable[Play], *, holding: int, melds: list[int]) -> int:
+    """Apply plays known to be legal to melds' masks, in place; return the holding left (R5.4, R6).
+
+    For planners that try many plans: the same moves as `apply_plays`, without checks
+    and without the record of who played what.
+    """
+    for play in plays:
+        if isinstance(play, Meld):
+            holding ^= play.cards
+            melds.append(play.cards)
+        else:
+            holding ^= 1 << play.card
+            melds[play.meld] |= 1 << play.card
+    return holding
