@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 from rummysim.arrangement import Arrangement, arranger, best_arrangement, min_deadwood
 from rummysim.cards import card_code, parse_card, parse_cards, to_text
 from rummysim.dealing import Deal
+from rummysim.design import Condition, Experiment
 from rummysim.engine import HandResult, play_hand
 from rummysim.errors import CardError, ConfigError, IllegalMoveError, RummysimError, StrategyError
-from rummysim.experiment import Condition, Experiment, load_experiment, parse_experiment
+from rummysim.experiment import load_experiment, parse_experiment
 from rummysim.game import GameResult, play_game
 from rummysim.melds import MeldKind, is_meld
 from rummysim.moves import LayOff, Meld, Pile

@@ -1,4 +1,4 @@
-"""Experiment files: YAML parsed and validated into a frozen `Experiment`.
+"""Experiment files: YAML parsed and validated into a frozen `Experiment` (`rummysim.design`).
 
 An experiment names a question, a seed, a number of games per condition, a lineup of
 strategies and base rules, and the conditions to compare (each overriding rules and/or
@@ -9,18 +9,15 @@ until the whole file is valid.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import itertools
-import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
 
+from rummysim.design import Condition, Experiment
 from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
@@ -31,117 +28,6 @@ REQUIRED = ("name", "question", "seed", "games", "players")
 CONDITION_KEYS = ("rules", "players", "games", "description", "isolate")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One draft of an experiment: its rules and its lineup."""
-
-    name: str
-    rules: Rules
-    players: tuple[dict[str, Any], ...]
-    """Strategy specs by seat, each ``{"strategy": NAME, PARAM: VALUE, ...}``."""
-    description: str = ""
-    games: int | None = None
-    """Games for this condition, if not the experiment's number."""
-    isolate: bool | None = None
-    """Whether its plug-in bots run sealed, if not as the experiment says. Never changes results."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the condition with every rule resolved, as plain values."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "games": self.games,
-            "isolate": self.isolate,
-            "rules": self.rules.to_dict(),
-            "players": [dict(p) for p in self.players],
-        }
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """A validated experiment: what to play and how to name its results."""
-
-    name: str
-    question: str
-    seed: int
-    games: int
-    """Games per condition."""
-    conditions: tuple[Condition, ...]
-    description: str = ""
-    source: str = ""
-    """The file it came from, if any."""
-    time_limit: float | None = None
-    """Seconds a bot may take per decision; over it the run stops with an error. Never changes results."""
-    isolate: bool = False
-    """Run every plug-in bot sealed in its own process (`rummysim.strategies.sealed`). Never changes results."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the resolved experiment (every default filled in), as plain values."""
-        return {
-            "name": self.name,
-            "question": self.question,
-            "description": self.description,
-            "seed": self.seed,
-            "games": self.games,
-            "time_limit": self.time_limit,
-            "isolate": self.isolate,
-            "conditions": [c.to_dict() for c in self.conditions],
-        }
-
-    def games_of(self, condition: Condition) -> int:
-        """Return how many games a condition plays: its own number, else the experiment's."""
-        return condition.games if condition.games is not None else self.games
-
-    def isolates(self, condition: Condition) -> bool:
-        """Return whether a condition's plug-in bots run sealed: its own setting, else the experiment's."""
-        return self.isolate if condition.isolate is None else condition.isolate
-
-    def fingerprint(self) -> str:
-        """Return a hash of everything that changes the results (not the question, descriptions or isolation)."""
-        data = self.to_dict()
-        for text in ("question", "description", "time_limit", "isolate"):
-            data.pop(text)
-        for condition in data["conditions"]:
-            condition.pop("description")
-            condition.pop("isolate")
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
-
-    def condition(self, name: str) -> Condition:
-        """Return a condition by name."""
-        for condition in self.conditions:
-            if condition.name == name:
-                return condition
-        raise ConfigError(f"condition {name!r} is not in experiment {self.name!r}; conditions are {self.names}")
-
-    @property
-    def names(self) -> str:
-        """Return the condition names, comma-separated."""
-        return ", ".join(c.name for c in self.conditions)
-
-    def with_overrides(self, *, games: int | None = None, seed: int | None = None, isolate: bool = False) -> Experiment:
-        """Return the experiment with its number of games and/or seed replaced, or isolated (from the command line)."""
-        changes: dict[str, Any] = {}
-        if isolate:
-            changes["isolate"] = True
-            changes["conditions"] = tuple(dataclasses.replace(c, isolate=None) for c in self.conditions)
-        if games is not None:
-            changes["games"] = whole_number(games, name="command line: --games", low=1)
-            conditions = changes.get("conditions", self.conditions)
-            changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in conditions)
-        if seed is not None:
-            changes["seed"] = whole_number(seed, name="command line: --seed", low=0)
-        return Experiment(**{**self.__dict__, **changes}) if changes else self
-
-
-def rotated(players: tuple[dict[str, Any], ...], game: int) -> list[dict[str, Any]]:
-    """Return the lineup of a game: seat s plays ``players[(s + game) % n]`` (R3.4).
-
-    Rotating by the game number seats every strategy in every seat equally often.
-    """
-    n = len(players)
-    return [players[(seat + game) % n] for seat in range(n)]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

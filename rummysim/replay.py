@@ -26,16 +26,16 @@ from typing import Any
 import pandas as pd
 
 from rummysim.cards import parse_card
+from rummysim.design import Condition, Experiment, rotated
 from rummysim.engine import HandResult
 from rummysim.errors import ConfigError, RummysimError, nearest
-from rummysim.experiment import rotated
 from rummysim.game import play_game
 from rummysim.moves import Discarded, Drew, HandEnded, LaidOff, Melded, Pile, StockRebuilt, WentOutBy
 from rummysim.records import HandRecord, TurnRecord
 from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
 from rummysim.rules import Rules
 from rummysim.table import Table, apply_event
-from rummysim.tables import MANIFEST, load_results
+from rummysim.tables import MANIFEST, Results, load_results
 
 HIDDEN = "[hidden]"
 
@@ -73,12 +73,11 @@ class _Reached(Exception):
         self.result = result
 
 
-def _condition(manifest: dict[str, Any], name: str, folder: Path) -> dict[str, Any]:
-    conditions = manifest["experiment"]["conditions"]
-    for condition in conditions:
-        if condition["name"] == name:
-            return dict(condition)
-    names = [c["name"] for c in conditions]
+def _condition(experiment: Experiment, name: str, folder: Path) -> Condition:
+    for condition in experiment.conditions:
+        if condition.name == name:
+            return condition
+    names = [c.name for c in experiment.conditions]
     close = nearest(name, names)
     hint = f"did you mean {close!r}? " if close else ""
     raise ConfigError(f"--condition {name!r} is not a condition of {folder}; {hint}conditions are {', '.join(names)}")
@@ -99,13 +98,13 @@ def _check_index(value: int, valid: Sequence[int], option: str, where: str) -> N
         raise ConfigError(f"{option} {value}: {where} has {span}")
 
 
-def _load_manifest(folder: Path) -> dict[str, Any]:
-    """Return the run's manifest; name the finished runs inside `folder` if it is their parent."""
+def _load(folder: Path) -> Results:
+    """Return the run's results (its manifest, read); name the finished runs inside `folder` if it is their parent."""
     if not (folder / MANIFEST).exists() and folder.is_dir():
         inside = sorted(str(p.parent) for p in folder.glob(f"*/{MANIFEST}"))
         if inside:
             raise ConfigError(f"{folder}: no {MANIFEST}; the finished runs in it are {', '.join(inside)}")
-    return load_results(folder).manifest
+    return load_results(folder)
 
 
 def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, seat: int | None = None) -> Replay:
@@ -116,10 +115,10 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     valid values when the folder, condition, game, hand or seat is not in the results.
     """
     folder = Path(folder)
-    manifest = _load_manifest(folder)
-    spec = _condition(manifest, condition, folder)
-    experiment = manifest["experiment"]
-    n_games = spec.get("games") or experiment["games"]
+    results = _load(folder)
+    experiment, manifest = results.experiment, results.manifest
+    spec = _condition(experiment, condition, folder)
+    n_games = experiment.games_of(spec)
     _check_index(game, range(n_games), "--game", f"condition {condition}")
     # Committed results may keep only the manifest: the seed alone replays the hand, unchecked.
     stored = _stored(folder, "hands", condition, game) if (folder / "hands.parquet").exists() else None
@@ -128,18 +127,10 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
         if not hands:
             raise ConfigError(f"--game {game}: no rows of condition {condition} in {folder / 'hands.parquet'}")
         _check_index(hand, hands, "--hand", f"game {game} of condition {condition}")
-    try:
-        rules = Rules(**spec["rules"])
-    except TypeError as error:  # a manifest written by another version of rummysim
-        version = manifest.get("rummysim_version")
-        raise ConfigError(
-            f"{folder / MANIFEST}: the rules of condition {condition} are not those of this rummysim ({error}); "
-            f"it was written by rummysim {version}"
-        ) from None
-    players = tuple(spec["players"])
+    rules, players = spec.rules, spec.players
     if seat is not None:
         _check_index(seat, range(rules.n_players), "--seat", f"a table of {rules.n_players} players")
-    seed = int(experiment["seed"])
+    seed = experiment.seed
     result = _play_to(players, rules=rules, seed=seed, game=game, hand=hand)
     mismatches: list[str] = []
     if stored is not None:
@@ -157,7 +148,7 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     who = [f"seat {s} ({r.strategy})" for s, r in enumerate(result.records)]
     lines = [
         f"Replay of {folder}: condition {condition}, game {game}, hand {hand} (numbered from 0), seed {seed}",
-        *_transcript(result, rules=rules, seed=seed, game=game, hand=hand, seat=seat, who=who),
+        *_transcript(result, rules=rules, game=game, hand=hand, seat=seat, who=who),
     ]
     made_by = f"rummysim {manifest.get('rummysim_version')}, commit {manifest.get('git_commit')}"
     if stored is None:
@@ -206,7 +197,7 @@ def _compare(records: Sequence[HandRecord | TurnRecord], rows: list[dict[str, An
 
 
 def _transcript(
-    result: HandResult, *, rules: Rules, seed: int, game: int, hand: int, seat: int | None, who: list[str]
+    result: HandResult, *, rules: Rules, game: int, hand: int, seat: int | None, who: list[str]
 ) -> list[str]:
     """Return the hand turn by turn, rebuilt from its deal, its public events and its trace."""
     first = result.records[0]

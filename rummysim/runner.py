@@ -27,8 +27,9 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
+from rummysim.design import Condition, Experiment, rotated
 from rummysim.errors import ConfigError, whole_number
-from rummysim.experiment import Condition, Experiment, load_experiment, rotated
+from rummysim.experiment import load_experiment
 from rummysim.game import play_game
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.strategies.sealed import SealedPool

@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rummysim.design import Experiment, from_manifest
 from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 
@@ -142,9 +143,14 @@ class Results:
         return self._table("turns")
 
     @property
+    def experiment(self) -> Experiment:
+        """Return the experiment this run played, read back from its manifest (`rummysim.design`)."""
+        return from_manifest(self.manifest, source=str(self.folder / MANIFEST))
+
+    @property
     def conditions(self) -> list[str]:
         """Return the condition names, in the experiment's order."""
-        return [c["name"] for c in self.manifest["experiment"]["conditions"]]
+        return [c.name for c in self.experiment.conditions]
 
 
 def load_results(folder: str | Path) -> Results:

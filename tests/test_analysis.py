@@ -11,6 +11,8 @@ from rummysim.analysis.compare import compare, holm, plan
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio, wilson
 from rummysim.analysis.frames import game_frame, trajectories
 from rummysim.analysis.metrics import summarize_condition
+from rummysim.design import Condition
+from rummysim.rules import Rules
 from rummysim.tables import SCHEMAS
 
 
@@ -165,8 +167,9 @@ def test_lead_changes_and_comeback_on_a_hand_made_game():
 
 
 def condition(name, players, **rules):
-    base = {"n_players": len(players), "cards_dealt": None}
-    return {"name": name, "players": [{"strategy": p} for p in players], "rules": {**base, **rules}}
+    return Condition(
+        name=name, rules=Rules(n_players=len(players), **rules), players=tuple({"strategy": p} for p in players)
+    )
 
 
 def test_plan_pairs_conditions_with_the_same_lineup_and_table():

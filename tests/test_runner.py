@@ -12,8 +12,9 @@ import time
 import pandas as pd
 import pytest
 
+from rummysim.design import rotated
 from rummysim.errors import ConfigError
-from rummysim.experiment import parse_experiment, rotated
+from rummysim.experiment import parse_experiment
 from rummysim.runner import _lock, plan, run_experiment
 from rummysim.tables import load_results
 

@@ -15,7 +15,6 @@ Formulas and sources: docs/metrics.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
@@ -23,6 +22,7 @@ from rummysim.analysis.compare import Comparison, compare, holm, plan
 from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import game_frame, strategy_counts, trajectories
 from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, summarize_condition
+from rummysim.design import Experiment
 from rummysim.tables import Results
 
 __all__ = ["DESCRIPTIONS", "Analysis", "Comparison", "ConditionSummary", "Estimate", "analyze", "wilson"]
@@ -42,7 +42,7 @@ DESCRIPTIONS: dict[str, str] = {
 class Analysis:
     """The metrics of every condition of a run and its planned comparisons."""
 
-    experiment: dict[str, Any]
+    experiment: Experiment
     conditions: list[ConditionSummary]
     comparisons: list[Comparison]
     frames: dict[str, pd.DataFrame]
@@ -50,7 +50,7 @@ class Analysis:
 
     @property
     def question(self) -> str:
-        return str(self.experiment.get("question") or self.experiment["name"])
+        return self.experiment.question or self.experiment.name
 
     def condition(self, name: str) -> ConditionSummary:
         return next(c for c in self.conditions if c.name == name)
@@ -128,26 +128,26 @@ def analyze(results: Results, *, seed: int | None = None) -> Analysis:
     Bootstrap intervals use a seed derived from the experiment's own, so the same tables
     always give the same report.
     """
-    experiment = results.manifest["experiment"]
-    seed = int(experiment.get("seed", 0)) if seed is None else seed
+    experiment = results.experiment
+    seed = experiment.seed if seed is None else seed
     hands, games = results.hands, results.games
     frames, summaries, paths = {}, {}, {}
     hands_by = dict(tuple(hands.groupby("condition", sort=False)))
     games_by = dict(tuple(games.groupby("condition", sort=False)))
-    for spec in experiment["conditions"]:
-        name = spec["name"]
+    for condition in experiment.conditions:
+        name = condition.name
         if name not in games_by:
             continue
-        n = int(spec["rules"]["n_players"])
+        n = condition.rules.n_players
         frame = game_frame(hands_by[name], games_by[name], n_players=n)
         frames[name] = frame
         paths[name] = trajectories(hands_by[name], frame)
         summaries[name] = summarize_condition(
-            frame, name=name, n_players=n, lineup=strategy_counts(spec["players"]), seed=seed
+            frame, name=name, n_players=n, lineup=strategy_counts(condition.players), seed=seed
         )
     comparisons = [
         compare((summaries[a], frames[a]), (summaries[b], frames[b]), paired=paired, seed=seed)
-        for a, b, paired in plan(experiment["conditions"])
+        for a, b, paired in plan(experiment.conditions)
         if a in summaries and b in summaries
     ]
     holm(comparisons)

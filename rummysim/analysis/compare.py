@@ -38,6 +38,7 @@ from rummysim.analysis.metrics import (
     winner_indicators,
 )
 from rummysim.compat import StrEnum
+from rummysim.design import Condition
 from rummysim.specs import strategy_label
 
 ALPHA = 0.05
@@ -117,24 +118,24 @@ class Comparison:
         return Verdict.DIFFERS if self.tests[metric].p_holm < ALPHA else Verdict.NO_DIFFERENCE_SHOWN
 
 
-def plan(conditions: Sequence[dict[str, Any]]) -> list[tuple[str, str, bool]]:
+def plan(conditions: Sequence[Condition]) -> list[tuple[str, str, bool]]:
     """Return the planned comparisons (reference, other, paired) of an experiment's conditions.
 
     Conditions seating the same set of strategies form a family whose first member is the
     reference; a pair is paired when lineup, table size and cards dealt are the same.
     """
-    first: dict[frozenset[str], dict[str, Any]] = {}
+    first: dict[frozenset[str], Condition] = {}
     planned = []
     for condition in conditions:
-        labels = [strategy_label(p) for p in condition["players"]]
+        labels = [strategy_label(p) for p in condition.players]
         key = frozenset(labels)
         if key not in first:
             first[key] = condition
             continue
         ref = first[key]
-        same_table = all(ref["rules"][k] == condition["rules"][k] for k in ("n_players", "cards_dealt"))
-        same_lineup = [strategy_label(p) for p in ref["players"]] == labels
-        planned.append((ref["name"], condition["name"], same_table and same_lineup))
+        same_table = (ref.rules.n_players, ref.rules.n_dealt) == (condition.rules.n_players, condition.rules.n_dealt)
+        same_lineup = [strategy_label(p) for p in ref.players] == labels
+        planned.append((ref.name, condition.name, same_table and same_lineup))
     return planned
 
 

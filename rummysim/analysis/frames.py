@@ -13,6 +13,8 @@ two per-game sums and games can be resampled whole.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -95,7 +97,7 @@ def game_frame(hands: pd.DataFrame, games: pd.DataFrame, *, n_players: int) -> p
     return frame
 
 
-def strategy_counts(players: list[dict[str, object]]) -> dict[str, int]:
+def strategy_counts(players: Sequence[Mapping[str, object]]) -> dict[str, int]:
     """Return how many seats each strategy (by its table label) holds in a lineup."""
     counts: dict[str, int] = {}
     for spec in players:

@@ -50,13 +50,14 @@ def _interval(value: float, low: float, high: float, scale: float = 1.0, digits:
 
 def conditions_table(analysis: Analysis) -> pd.DataFrame:
     """Return the conditions: players, the rules that differ from the first, games and hands."""
-    specs = {c["name"]: c for c in analysis.experiment["conditions"]}
-    base = analysis.experiment["conditions"][0]["rules"]
+    experiment = analysis.experiment
+    base = experiment.conditions[0].rules.to_dict()
     rows = []
     for c in analysis.conditions:
-        rules = specs[c.name]["rules"]
+        condition = experiment.condition(c.name)
+        rules = condition.rules.to_dict()
         changed = ", ".join(f"{k}={v}" for k, v in rules.items() if base.get(k) != v) or "as the first"
-        players = ", ".join(str(p["strategy"]) for p in specs[c.name]["players"])
+        players = ", ".join(str(p["strategy"]) for p in condition.players)
         rows.append({"condition": c.name, "players": players, "rules": changed, "games": c.games,
                      "decided games": c.decided_games, "hands": c.hands})  # fmt: skip
     return pd.DataFrame(rows)
@@ -102,7 +103,7 @@ def comparisons_text(analysis: Analysis) -> pd.DataFrame:
 
 def render_markdown(analysis: Analysis, figures: dict[str, Path], folder: Path) -> str:
     """Return report.md: the question, the answer, the tables, then the charts."""
-    manifest_note = f"Experiment `{analysis.experiment['name']}`, seed {analysis.experiment['seed']}."
+    manifest_note = f"Experiment `{analysis.experiment.name}`, seed {analysis.experiment.seed}."
     parts = [f"# {analysis.question}", "## Answer", *answer(analysis), "## Tables", manifest_note]
     parts += ["### Conditions", conditions_table(analysis).to_markdown(index=False)]
     parts += ["### Seat win share by turn position (%, 95% Wilson interval; chi-square test of uniform seats)",

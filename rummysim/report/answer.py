@@ -241,8 +241,8 @@ def answer(analysis: Analysis) -> list[str]:
 
 def _rummy_claim(analysis: Analysis, comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str | None:
     """Return what going rummy is worth under each condition, when they differ in its bonus (R8.3)."""
-    rules = {c["name"]: c["rules"] for c in analysis.experiment["conditions"]}
-    if rules[a.name].get("rummy_multiplier") == rules[b.name].get("rummy_multiplier"):
+    experiment = analysis.experiment
+    if experiment.condition(a.name).rules.rummy_multiplier == experiment.condition(b.name).rules.rummy_multiplier:
         return None
     sa, sb = a.metrics["rummy_point_share"], b.metrics["rummy_point_share"]
     ra, rb = a.metrics["rummy_rate"], b.metrics["rummy_rate"]

@@ -172,7 +172,7 @@ def score_trajectories(analysis: Analysis) -> Figure:
         color = COLORS[j % 10]
         ax.plot(path["hand"] + 1, path["winner"], color=color, label=f"{c.name}: winner")
         ax.plot(path["hand"] + 1, path["others"], color=color, linestyle="dashed", label=f"{c.name}: others")
-    target = analysis.experiment["conditions"][0]["rules"].get("target_score")
+    target = analysis.experiment.conditions[0].rules.target_score
     if target:
         ax.axhline(target, color="black", linewidth=0.8)
     ax.set_xlabel("after hand")

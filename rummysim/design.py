@@ -1,0 +1,202 @@
+"""An experiment's design as a value: its conditions, lineups, seed and fingerprint.
+
+An `Experiment` is built from an experiment file (`rummysim.experiment`, which checks
+every key) or read back from a results folder's manifest (`Experiment.from_manifest`),
+so the runner, the analysis, the report and replay all work from the same frozen
+objects, never from dicts. Nothing here loads a bot: a lineup is a tuple of strategy
+specs (`rummysim.specs`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rummysim.errors import ConfigError, whole_number
+from rummysim.rules import FIELDS, Rules
+from rummysim.version import __version__
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition of an experiment: its rules and its lineup."""
+
+    name: str
+    rules: Rules
+    players: tuple[dict[str, Any], ...]
+    """Strategy specs by seat, each ``{"strategy": NAME, PARAM: VALUE, ...}``."""
+    description: str = ""
+    games: int | None = None
+    """Games for this condition, if not the experiment's number."""
+    isolate: bool | None = None
+    """Whether its plug-in bots run sealed, if not as the experiment says. Never changes results."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the condition with every rule resolved, as plain values."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "games": self.games,
+            "isolate": self.isolate,
+            "rules": self.rules.to_dict(),
+            "players": [dict(p) for p in self.players],
+        }
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment: what to play and how to name its results."""
+
+    name: str
+    question: str
+    seed: int
+    games: int
+    """Games per condition."""
+    conditions: tuple[Condition, ...]
+    description: str = ""
+    source: str = ""
+    """The file it came from, if any."""
+    time_limit: float | None = None
+    """Seconds a bot may take per decision; over it the run stops with an error. Never changes results."""
+    isolate: bool = False
+    """Run every plug-in bot sealed in its own process (`rummysim.strategies.sealed`). Never changes results."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the resolved experiment (every default filled in), as plain values."""
+        return {
+            "name": self.name,
+            "question": self.question,
+            "description": self.description,
+            "seed": self.seed,
+            "games": self.games,
+            "time_limit": self.time_limit,
+            "isolate": self.isolate,
+            "conditions": [c.to_dict() for c in self.conditions],
+        }
+
+    def games_of(self, condition: Condition) -> int:
+        """Return how many games a condition plays: its own number, else the experiment's."""
+        return condition.games if condition.games is not None else self.games
+
+    def isolates(self, condition: Condition) -> bool:
+        """Return whether a condition's plug-in bots run sealed: its own setting, else the experiment's."""
+        return self.isolate if condition.isolate is None else condition.isolate
+
+    def fingerprint(self) -> str:
+        """Return a hash of everything that changes the results (not the question, descriptions or isolation)."""
+        data = self.to_dict()
+        for text in ("question", "description", "time_limit", "isolate"):
+            data.pop(text)
+        for condition in data["conditions"]:
+            condition.pop("description")
+            condition.pop("isolate")
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def condition(self, name: str) -> Condition:
+        """Return a condition by name."""
+        for condition in self.conditions:
+            if condition.name == name:
+                return condition
+        raise ConfigError(f"condition {name!r} is not in experiment {self.name!r}; conditions are {self.names}")
+
+    @property
+    def names(self) -> str:
+        """Return the condition names, comma-separated."""
+        return ", ".join(c.name for c in self.conditions)
+
+    def with_overrides(self, *, games: int | None = None, seed: int | None = None, isolate: bool = False) -> Experiment:
+        """Return the experiment with its number of games and/or seed replaced, or isolated (from the command line)."""
+        changes: dict[str, Any] = {}
+        if isolate:
+            changes["isolate"] = True
+            changes["conditions"] = tuple(dataclasses.replace(c, isolate=None) for c in self.conditions)
+        if games is not None:
+            changes["games"] = whole_number(games, name="command line: --games", low=1)
+            conditions = changes.get("conditions", self.conditions)
+            changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in conditions)
+        if seed is not None:
+            changes["seed"] = whole_number(seed, name="command line: --seed", low=0)
+        return Experiment(**{**self.__dict__, **changes}) if changes else self
+
+
+def rotated(players: tuple[dict[str, Any], ...], game: int) -> list[dict[str, Any]]:
+    """Return the lineup of a game: seat s plays ``players[(s + game) % n]`` (R3.4).
+
+    Rotating by the game number seats every strategy in every seat equally often.
+    """
+    n = len(players)
+    return [players[(seat + game) % n] for seat in range(n)]
+
+
+def _field(data: Mapping[str, Any], key: str, where: str) -> Any:
+    try:
+        return data[key]
+    except (KeyError, TypeError):
+        raise ConfigError(f"{where}.{key}: missing; not a manifest this version of rummysim can read") from None
+
+
+def _condition(data: Any, where: str, *, written_by: str) -> Condition:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: expected a condition, got {data!r}")
+    rules = _field(data, "rules", where)
+    if not isinstance(rules, Mapping):
+        raise ConfigError(f"{where}.rules: expected the rule settings, got {rules!r}")
+    for key in rules:
+        if key not in FIELDS:
+            raise ConfigError(
+                f"{where}.rules.{key}: not a rule setting of rummysim {__version__} (the results were written by "
+                f"rummysim {written_by}); settings are {', '.join(FIELDS)}"
+            )
+    try:
+        built = Rules(**rules)
+    except ConfigError as error:
+        raise ConfigError(f"{where}.rules.{error}") from None
+    # The manifest keeps resolved values; the settings that follow others go back to following them.
+    follows = Rules(n_players=built.n_players, ace=built.ace)
+    built = built.replace(
+        cards_dealt=None if built.cards_dealt == follows.n_dealt else built.cards_dealt,
+        ace_points=None if built.ace_points == follows.ace_value else built.ace_points,
+    )
+    players = _field(data, "players", where)
+    if not isinstance(players, list) or not all(isinstance(p, Mapping) and "strategy" in p for p in players):
+        raise ConfigError(f"{where}.players: expected a list of strategy specs, got {players!r}")
+    return Condition(
+        name=str(_field(data, "name", where)),
+        rules=built,
+        players=tuple(dict(p) for p in players),
+        description=str(data.get("description") or ""),
+        games=data.get("games"),
+        isolate=data.get("isolate"),
+    )
+
+
+def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
+    """Return the experiment a results folder's manifest records, or raise `ConfigError` naming what it cannot read.
+
+    `source` names the manifest in errors. A manifest of an unknown rule (written by
+    another version) is a one-line error, never a guess.
+    """
+    written_by = str(manifest.get("rummysim_version", "unknown")) if isinstance(manifest, Mapping) else "unknown"
+    data = _field(manifest, "experiment", source)
+    where = f"{source}: experiment"
+    conditions = _field(data, "conditions", where)
+    if not isinstance(conditions, list) or not conditions:
+        raise ConfigError(f"{where}.conditions: expected a list of conditions, got {conditions!r}")
+    time_limit = data.get("time_limit")
+    return Experiment(
+        name=str(_field(data, "name", where)),
+        question=str(data.get("question") or ""),
+        seed=whole_number(_field(data, "seed", where), name=f"{where}.seed", low=0),
+        games=whole_number(_field(data, "games", where), name=f"{where}.games", low=1),
+        conditions=tuple(
+            _condition(c, f"{where}.conditions[{i}]", written_by=written_by) for i, c in enumerate(conditions)
+        ),
+        description=str(data.get("description") or ""),
+        source=str(manifest.get("source") or ""),
+        time_limit=float(time_limit) if time_limit is not None else None,
+        isolate=bool(data.get("isolate", False)),
+    )
