@@ -85,6 +85,7 @@ def main() -> None:
 @click.option("--no-report", is_flag=True, help="Write the tables only; make the report later with `rummysim report`.")
 @_one_line_errors
 def run(
+    *,
     experiment_file: str,
     jobs: int,
     out: str,
@@ -234,7 +235,7 @@ def deadwood(cards: str, ace: str, ace_points: int | None) -> None:
 @click.option("--memory-hands", type=int, default=0, help="Also run this many hands and report peak memory.")
 @click.option("--bots", is_flag=True, help="Also time each built-in bot's decisions (mean microseconds).")
 @click.option("--sealed", is_flag=True, help="Also time a decision of a sealed bot (isolate: true) against in process.")
-def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool, sealed: bool) -> None:
+def bench(*, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool, sealed: bool) -> None:
     """Measure the engine: greedy hands/s and min-deadwood calls/s on one process.
 
     Figures are medians of several repeats; see docs/benchmarks.md.
@@ -275,7 +276,7 @@ def bench(as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: boo
 @click.option("--hand", "-H", "hand", type=int, required=True, help="The hand's number in the game, from 0.")
 @click.option("--seat", "-s", type=int, default=None, help="Show only what this seat could see.")
 @_one_line_errors
-def replay(results_dir: str, condition: str, game: int, hand: int, seat: int | None) -> None:
+def replay(*, results_dir: str, condition: str, game: int, hand: int, seat: int | None) -> None:
     """Replay one hand of a finished run, turn by turn, from its seed alone.
 
     Prints every holding (marked [hidden]), each draw, meld, lay-off and discard, the

@@ -63,17 +63,22 @@ class Applied(NamedTuple):
     events: tuple[Melded | LaidOff, ...]
 
 
+def cards_played(event: Melded | LaidOff) -> int:
+    """Return the cards a public meld or lay-off moved from the seat's holding to the table, as a mask."""
+    return event.cards if isinstance(event, Melded) else 1 << event.card
+
+
 def apply_event(event: Melded | LaidOff, *, holding: int, table: Sequence[TableMeld]) -> tuple[int, Table]:
     """Return the holding and the table once a public meld or lay-off is made (R5.4, R6.2).
 
     The event is taken as played: `apply_plays` is where plays are checked.
     """
+    cards = cards_played(event)
     if isinstance(event, Melded):
-        return holding ^ event.cards, (*table, TableMeld(cards=event.cards, melded_by=event.seat))
-    bit = 1 << event.card
+        return holding ^ cards, (*table, TableMeld(cards=cards, melded_by=event.seat))
     old = table[event.meld]
-    new = old._replace(cards=old.cards | bit, laid_off=(*old.laid_off, (event.card, event.seat)))
-    return holding ^ bit, (*table[: event.meld], new, *table[event.meld + 1 :])
+    new = old._replace(cards=old.cards | cards, laid_off=(*old.laid_off, (event.card, event.seat)))
+    return holding ^ cards, (*table[: event.meld], new, *table[event.meld + 1 :])
 
 
 def apply_plays(

@@ -96,7 +96,10 @@ def ratio(num: np.ndarray, den: np.ndarray, axis: int = -1) -> np.ndarray:
 def ratio_difference(
     num_a: np.ndarray, den_a: np.ndarray, num_b: np.ndarray, den_b: np.ndarray, axis: int = -1
 ) -> np.ndarray:
-    """Return ratio(b) - ratio(a) along `axis`, for paired games."""
+    """Return ratio(b) - ratio(a) along `axis`, for paired games.
+
+    Positional, as scipy's bootstrap calls a statistic: one argument per resampled column.
+    """
     return ratio(num_b, den_b, axis) - ratio(num_a, den_a, axis)
 
 

@@ -40,7 +40,7 @@ class Report:
     tables: dict[str, Path]
 
 
-def _interval(value: float, low: float, high: float, scale: float = 1.0, digits: int = 3) -> str:
+def _interval(value: float, low: float, high: float, *, scale: float = 1.0, digits: int = 3) -> str:
     if pd.isna(value):
         return "n/a"
     if pd.isna(low):
@@ -113,7 +113,10 @@ def render_markdown(analysis: Analysis, figures: dict[str, Path], folder: Path) 
         share = zip(strategies["share"], strategies["share_low"], strategies["share_high"], strict=True)
         order = zip(strategies["order"], strategies["order_low"], strategies["order_high"], strict=True)
         shown = strategies.assign(
-            **{"win share [95%]": [_interval(*e, 100, 1) for e in share], "Order [95%]": [_interval(*e) for e in order]}
+            **{
+                "win share [95%]": [_interval(*e, scale=100, digits=1) for e in share],
+                "Order [95%]": [_interval(*e) for e in order],
+            }
         )[["condition", "strategy", "seats", "n_players", "win share [95%]", "Order [95%]", "games"]]
         parts += ["### Strategy win share (games won by its seats, %) and Order", shown.to_markdown(index=False)]
     comparisons = comparisons_text(analysis)

@@ -98,7 +98,7 @@ def strategy_win_share(analysis: Analysis) -> Figure:
     return fig
 
 
-def _metric_bars(analysis: Analysis, metric: str, ylabel: str, title: str, scale: float = 1.0) -> Figure:
+def _metric_bars(analysis: Analysis, metric: str, *, ylabel: str, title: str, scale: float = 1.0) -> Figure:
     fig, ax = _figure()
     values, errors = _errors([c.metrics[metric] for c in analysis.conditions], scale)
     ax.bar(range(len(values)), values, 0.6, yerr=errors, capsize=4, color=COLORS[0])
@@ -110,12 +110,16 @@ def _metric_bars(analysis: Analysis, metric: str, ylabel: str, title: str, scale
 
 def points_per_hand(analysis: Analysis) -> Figure:
     """Mean points scored per hand (R8)."""
-    return _metric_bars(analysis, "points_per_hand", "points per hand (95% interval)", "Points per hand (R8)")
+    return _metric_bars(
+        analysis, "points_per_hand", ylabel="points per hand (95% interval)", title="Points per hand (R8)"
+    )
 
 
 def hand_length(analysis: Analysis) -> Figure:
     """Mean turns per hand."""
-    return _metric_bars(analysis, "turns_per_hand", "turns per hand, all seats (95% interval)", "Hand length")
+    return _metric_bars(
+        analysis, "turns_per_hand", ylabel="turns per hand, all seats (95% interval)", title="Hand length"
+    )
 
 
 def hand_endings(analysis: Analysis) -> Figure:

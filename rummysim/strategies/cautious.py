@@ -30,6 +30,7 @@ from rummysim.rules import Ace, Rules
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.greedy import Greedy, choose_discard
 from rummysim.strategies.tactics import discardable
+from rummysim.table import cards_played
 
 
 @cache
@@ -96,14 +97,11 @@ class Cautious(Greedy):
             self.seen |= 1 << event.card
             if event.seat < len(self.taken):
                 self.taken[event.seat] &= ~(1 << event.card)
-        elif isinstance(event, Melded):
-            self.seen |= event.cards
+        elif isinstance(event, (Melded, LaidOff)):
+            played = cards_played(event)
+            self.seen |= played
             if event.seat < len(self.taken):
-                self.taken[event.seat] &= ~event.cards
-        elif isinstance(event, LaidOff):
-            self.seen |= 1 << event.card
-            if event.seat < len(self.taken):
-                self.taken[event.seat] &= ~(1 << event.card)
+                self.taken[event.seat] &= ~played
 
     def danger(self, card: int, view: PlayerView) -> float:
         """Return the expected number of melds `card` would give the next player (1 if it lays off)."""

@@ -229,7 +229,7 @@ class MonteCarlo(Cautious):
                 rummy = finish_turn(position, view.seat, card if take else None, rules=rules, arr=arr,
                                     melded_before=melded, hope=self.hope)  # fmt: skip
                 if rummy is not None:
-                    rewards[i].append(score(position, view.seat, view.seat, rummy, rules))
+                    rewards[i].append(score(position, winner=view.seat, me=view.seat, rummy=rummy, rules=rules))
                 else:
                     rewards[i].append(self._after_my_turn(position, view))
         return Pile.DISCARD if choices[self._better(rewards)] else Pile.STOCK

@@ -39,7 +39,7 @@ class Position:
         )  # fmt: skip
 
 
-def score(position: Position, winner: int, me: int, rummy: bool, rules: Rules) -> float:
+def score(position: Position, *, winner: int, me: int, rummy: bool, rules: Rules) -> float:
     """Return my reward when `winner` goes out: +points if I win, -points if another does (R8)."""
     left = sum(points(h, ace_value=rules.ace_value) for h in position.holdings)
     won = left * (rules.rummy_multiplier if rummy else 1)
@@ -137,6 +137,6 @@ def playout(
             hope=hope if seat == me else 0.0,
         )  # fmt: skip
         if rummy is not None:
-            return score(position, seat, me, rummy, rules)
+            return score(position, winner=seat, me=me, rummy=rummy, rules=rules)
         seat = (seat + 1) % n
     return _cut_off(position, me, rules)
