@@ -129,6 +129,12 @@ class Rules:
                 raise ConfigError(f"{key}: not a rule setting; {hint}")
         return dataclasses.replace(self, **changes)
 
+    def __copy__(self) -> Rules:
+        """Return an equal copy that shares no attribute dict (the engine hands each seat its own)."""
+        new = object.__new__(Rules)
+        new.__dict__.update(self.__dict__)
+        return new
+
     def to_dict(self, *, resolved: bool = True) -> dict[str, Any]:
         """Return the settings as plain values; `resolved` fills in the defaults that follow others."""
         data = {f: getattr(self, f) for f in FIELDS}
