@@ -86,3 +86,33 @@ def test_a_bot_cannot_change_the_game_through_its_view():
     result = play_hand([Vandal(), Greedy()], rules=Rules(), seed=5, audit=True)
     reference = play_hand([Greedy(), Greedy()], rules=Rules(), seed=5)
     assert result.records == reference.records
+
+
+def test_every_field_of_a_view_holds_what_its_name_says():
+    """The engine builds views by position for speed; this pins each field to its meaning (R3, R4)."""
+    start = Deal.of(["2C 5D JS 4D", "3C 6D TH QS"], discard_pile="4H KD", stock="7C 8C 4S", table=[("7H 8H 9H", 1)])
+    spy = Scripted(draws=[Pile.DISCARD], plays=[[]], discards=["2C"])
+    rules = Rules(cards_dealt=4, stall_after_turns=1)
+    play_hand([spy, Scripted(fallback=Greedy())], rules=rules, start=start, dealer=1, scores=(12, 30), hand=3)
+    view = spy.views[1]  # seat 0's play decision, after it took KD from the discard pile
+    assert view._asdict() == {
+        "seat": 0,
+        "n_players": 2,
+        "dealer": 1,
+        "rules": rules,
+        "hand": 3,
+        "turn": 0,
+        "holding": parse_cards("2C 5D JS 4D KD"),
+        "drawn": parse_card("KD"),
+        "taken": parse_card("KD"),
+        "table": start.table,
+        "discard_pile": (parse_card("4H"),),
+        "stock_size": 52 - 8 - 2 - 3,  # the cards named nowhere go under the stock
+        "holding_sizes": (5, 4),
+        "has_melded": (False, True),
+        "scores": (12, 30),
+        "n_rebuilds": 0,
+        "history": view.history,
+    }
+    assert [type(e).__name__ for e in view.history] == ["HandStarted", "Drew"]
+    assert view.history[1] == Drew(0, Pile.DISCARD, parse_card("KD"))
