@@ -118,7 +118,7 @@ BOTS = textwrap.dedent(
 
 
     class LateCrasher(Greedy):
-        """Crash in the ninth game this file's folder sees while a flag file exists."""
+        """Crash in the fifth game this file's folder sees while a flag file exists."""
 
         name = "late_crasher"
 
@@ -127,7 +127,7 @@ BOTS = textwrap.dedent(
             with open(os.path.join(folder, "games"), "a") as log:
                 log.write("game\\n")
             with open(os.path.join(folder, "games")) as log:
-                self.crash = os.path.exists(os.path.join(folder, "flag")) and len(log.readlines()) > 8
+                self.crash = os.path.exists(os.path.join(folder, "flag")) and len(log.readlines()) > 4
 
         def draw(self, view):
             if self.crash:
@@ -153,7 +153,7 @@ def experiment(bots, **extra):
         "name": "sealed",
         "question": "Do sealed bots play as in process?",
         "seed": 31,
-        "games": 6,
+        "games": 4,
         "players": [spec(bots, "Wobbly", p=0.3), "greedy", "uniform"],
         "rules": {"target_score": 60},
         "conditions": {"three": {}, "two": {"players": [spec(bots, "Wobbly"), spec(bots, "Wobbly", p=0.8)]}},
@@ -228,7 +228,7 @@ def test_a_crash_in_a_sealed_run_keeps_its_chunks_and_resumes_to_the_same_tables
     folder.mkdir()
     (folder / "flag").write_text("")
     data = {
-        "name": "late", "question": "Does it resume?", "seed": 8, "games": 12, "isolate": True,
+        "name": "late", "question": "Does it resume?", "seed": 8, "games": 8, "isolate": True,
         "players": [spec(bots, "LateCrasher", folder=str(folder)), "greedy"], "rules": {"target_score": 40},
     }  # fmt: skip
     path = tmp_path / "late.yaml"
@@ -238,9 +238,9 @@ def test_a_crash_in_a_sealed_run_keeps_its_chunks_and_resumes_to_the_same_tables
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 1
     assert first.output.startswith(f"Error: seat 0 ({bots}:LateCrasher(folder={folder})) raised RuntimeError in draw: ")
-    assert "late; reproduce with seed=8 game=8 hand=0" in first.output
+    assert "late; reproduce with seed=8 game=4 hand=0" in first.output
     assert first.output.count("\n") == 1
-    assert len(list((out / "late" / "chunks").iterdir())) == 4  # games 0-7 kept
+    assert len(list((out / "late" / "chunks").iterdir())) == 2  # games 0-3 kept
     (folder / "flag").unlink()
     assert CliRunner().invoke(main, args).exit_code == 0
     resumed = pd.read_parquet(out / "late" / "hands.parquet")
