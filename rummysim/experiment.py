@@ -143,7 +143,7 @@ class _Draft(NamedTuple):
 
 
 def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
-    """Build an draft's rules; an error names where the offending setting was given."""
+    """Build a draft's rules; an error names where the offending setting was given."""
     n_players = len(draft.players)
     try:
         return Rules(n_players=n_players, **{**base, **draft.overrides, **draft.grid})

@@ -189,8 +189,7 @@ def make_lineup(
     for seat, player in enumerate(players):
         if isinstance(player, (str, Mapping)):
             label = strategy_label(player)
-            cls, _ = check_strategy(player)
-            if pool is not None and not is_builtin(cls):
+            if pool is not None and not is_builtin(check_strategy(player)[0]):
                 bots.append(
                     _sealed(pool, seat, player, label, key=strategy_key(seed, game, seat), seed=seed, game=game)
                 )

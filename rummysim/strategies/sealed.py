@@ -41,7 +41,7 @@ from typing import IO, Any, BinaryIO
 
 import numpy as np
 
-from rummysim.moves import Event, LayOff, Meld, Pile, plain_int
+from rummysim.moves import Event, LayOff, Meld, Pile, plain_int, shown
 from rummysim.strategies.base import PlayerView, Strategy, observes
 
 DEFAULT_TIME_LIMIT = 10.0
@@ -252,12 +252,7 @@ def _text(value: Any) -> str:
 def _plain(value: Any) -> Any:
     """Return an int-like as an int, else a marker holding its repr."""
     number = plain_int(value)
-    if number is not None:
-        return number
-    try:
-        return {"repr": repr(value)[:80]}
-    except Exception:
-        return {"repr": f"<a {type(value).__name__}>"}
+    return number if number is not None else {"repr": shown(value, width=80)}
 
 
 def encode(decision: str, answer: Any) -> Any:
