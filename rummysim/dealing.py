@@ -1,6 +1,6 @@
 """The deal (R3): holdings, the upcard that starts the discard pile, and the stock.
 
-`deal` shuffles and deals from a hand's random stream; `Deal.of` stacks a deal from card
+`deal` shuffles and deals from a hand's random stream (`rummysim.seeding`); `Deal.of` stacks a deal from card
 codes for tests and reproductions.
 """
 
@@ -11,9 +11,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummysim.cards import FULL_DECK, CardsLike, iter_cards, parse_card, parse_cards, to_text
+from rummysim.cards import FULL_DECK, N_CARDS, CardsLike, iter_cards, parse_card, parse_cards, to_text
 from rummysim.errors import ConfigError
 from rummysim.rules import Rules
+from rummysim.seeding import derive, permutation
 from rummysim.table import TableMeld
 
 
@@ -63,9 +64,13 @@ def _ordered(cards: CardsLike) -> tuple[int, ...]:
     return tuple(parse_card(c) for c in items)
 
 
-def deal(rules: Rules, *, dealer: int, rng: np.random.Generator) -> Deal:
-    """Shuffle and deal one card at a time from the dealer's left, turn the upcard (R3.1-R3.3)."""
-    deck = rng.permutation(52).tolist()
+def deal(rules: Rules, *, dealer: int, key: int) -> Deal:
+    """Shuffle and deal one card at a time from the dealer's left, turn the upcard (R3.1-R3.3).
+
+    `key` is the hand's stream key (`rummysim.seeding.hand_key`); the deck is shuffled by
+    its sub-stream 0 (`rummysim.seeding.permutation`).
+    """
+    deck = permutation(derive(key, 0), N_CARDS)
     n, k = rules.n_players, rules.n_dealt
     holdings = [0] * n
     for i in range(n * k):

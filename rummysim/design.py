@@ -18,6 +18,7 @@ from typing import Any
 
 from rummysim.errors import ConfigError, whole_number
 from rummysim.rules import FIELDS, Rules
+from rummysim.seeding import STREAMS
 from rummysim.version import __version__
 
 
@@ -87,8 +88,11 @@ class Experiment:
         return self.isolate if condition.isolate is None else condition.isolate
 
     def fingerprint(self) -> str:
-        """Return a hash of everything that changes the results (not the question, descriptions or isolation)."""
-        data = self.to_dict()
+        """Return a hash of everything that changes the results (not the question, descriptions or isolation).
+
+        The version of the random streams (`rummysim.seeding.STREAMS`) is part of it.
+        """
+        data = self.to_dict() | {"streams": STREAMS}
         for text in ("question", "description", "time_limit", "isolate"):
             data.pop(text)
         for condition in data["conditions"]:
@@ -200,3 +204,15 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         time_limit=float(time_limit) if time_limit is not None else None,
         isolate=bool(data.get("isolate", False)),
     )
+
+
+def check_streams(version: int, *, folder: object, cannot: str) -> None:
+    """Raise `ConfigError` unless results made under random streams `version` are this rummysim's.
+
+    Manifests before the streams had a version were made under version 1.
+    """
+    if version != STREAMS:
+        raise ConfigError(
+            f"{folder}: made under random streams v{version}, and this rummysim draws v{STREAMS} "
+            f"(rummysim.seeding), so it cannot {cannot}"
+        )

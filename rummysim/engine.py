@@ -17,8 +17,6 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from rummysim.cards import FULL_DECK, card_code, points, to_text
 from rummysim.dealing import Deal, deal
 from rummysim.errors import ConfigError, IllegalMoveError, StrategyError
@@ -43,7 +41,7 @@ from rummysim.moves import (
 )
 from rummysim.records import HandRecord, TurnRecord
 from rummysim.rules import Rules
-from rummysim.seeding import hand_rng
+from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.strategies.sealed import SealedError
@@ -84,7 +82,7 @@ class _Hand:
         start: Deal,
         dealer: int,
         scores: tuple[int, ...],
-        rng: np.random.Generator,
+        key: int,
         context: str,
         game: int,
         hand: int,
@@ -100,7 +98,7 @@ class _Hand:
         self.n = rules.n_players
         self.dealer = dealer
         self.scores = scores
-        self.rng = rng
+        self.key = key
         self.context = context
         self.game, self.hand = game, hand
         self.start = start
@@ -244,7 +242,7 @@ class _Hand:
         if len(self.discard_pile) < 2 or self.n_rebuilds >= self.rules.stall_after_rebuilds:
             raise _Stalled
         cards = self.discard_pile[:-1]
-        order = self.rng.permutation(len(cards)).tolist()
+        order = permutation(derive(self.key, 1 + self.n_rebuilds), len(cards))
         self.stock = [cards[i] for i in order]
         self.discard_pile = self.discard_pile[-1:]
         self.n_rebuilds += 1
@@ -318,7 +316,7 @@ def play_hand(
     rules: Rules,
     dealer: int = 0,
     scores: Sequence[int] | None = None,
-    rng: np.random.Generator | None = None,
+    key: int | None = None,
     seed: int = 0,
     game: int = 0,
     hand: int = 0,
@@ -333,8 +331,8 @@ def play_hand(
     `players` are strategies or specs (``"greedy"``, ``{"strategy": "uniform"}``); a
     spec is built with the stream of (`seed`, `game`, seat).
 
-    The deal and every stock rebuild come from `rng`, by default the stream of
-    (`seed`, `game`, `hand`) (see `rummysim.seeding`), which error messages name so
+    The deal and every stock rebuild come from the stream `key`, by default the stream of
+    (`seed`, `game`, `hand`) (`rummysim.seeding.hand_key`), which error messages name so
     that any failure replays. `start` stacks the deal instead. `names` label the
     strategies in records and errors. `trace` keeps a `TurnRecord` per turn; `audit`
     checks after every event that each of the 52 cards is in exactly one place.
@@ -345,10 +343,10 @@ def play_hand(
         raise ConfigError(f"players: {len(players)} given for rules with n_players={n} (R1.1)")
     if not 0 <= dealer < n:
         raise ConfigError(f"dealer: seat {dealer} is not a seat of {n} players (R3.1)")
-    if rng is None:
-        rng = hand_rng(seed, game, hand)
+    if key is None:
+        key = hand_key(seed, game, hand)
     if start is None:
-        start = deal(rules, dealer=dealer, rng=rng)
+        start = deal(rules, dealer=dealer, key=key)
     elif len(start.holdings) != n:
         raise ConfigError(f"deal: {len(start.holdings)} holdings for {n} players (R3.2)")
     strategies, labels = make_lineup(players, seed=seed, game=game)
@@ -356,7 +354,7 @@ def play_hand(
         labels = list(names)
     score_tuple = tuple(scores) if scores is not None else (0,) * n
     state = _Hand(
-        strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, rng=rng,
+        strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, key=key,
         context=f"reproduce with seed={seed} game={game} hand={hand}", game=game, hand=hand, trace=trace,
         audit=audit, time_limit=time_limit,
     )  # fmt: skip

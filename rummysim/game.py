@@ -17,7 +17,7 @@ from rummysim.engine import HandResult, play_hand
 from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.rules import Rules
-from rummysim.seeding import game_rng
+from rummysim.seeding import first_dealer as draw_first_dealer
 from rummysim.specs import Spec
 from rummysim.strategies import Strategy, make_lineup
 from rummysim.strategies.sealed import SealedPool
@@ -82,7 +82,7 @@ def _play(bots: list[Strategy], labels: list[str], *, rules: Rules, seed: int, g
           time_limit: float | None, on_hand: Callable[[HandResult], None] | None) -> GameResult:  # fmt: skip
     """Play the hands of one game with its bots built (R3.1, R3.4, R11)."""
     n = rules.n_players
-    first_dealer = int(game_rng(seed, game).integers(n))
+    first_dealer = draw_first_dealer(seed, game, n)
     dealer, scores = first_dealer, [0] * n
     hands: list[HandRecord] = []
     turns: list[TurnRecord] = []

@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from rummysim.cards import parse_card
-from rummysim.design import Condition, Experiment, rotated
+from rummysim.design import Condition, Experiment, check_streams, rotated
 from rummysim.engine import HandResult
 from rummysim.errors import ConfigError, RummysimError, nearest
 from rummysim.game import play_game
@@ -117,6 +117,10 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     folder = Path(folder)
     results = _load(folder)
     experiment, manifest = results.experiment, results.manifest
+    source = manifest.get("source") or "its experiment file"
+    check_streams(
+        manifest.get("streams", 1), folder=folder, cannot=f"replay its hands; play it again with: rummysim run {source}"
+    )
     spec = _condition(experiment, condition, folder)
     n_games = experiment.games_of(spec)
     _check_index(game, range(n_games), "--game", f"condition {condition}")

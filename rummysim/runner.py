@@ -27,11 +27,12 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from rummysim.design import Condition, Experiment, rotated
+from rummysim.design import Condition, Experiment, check_streams, rotated
 from rummysim.errors import ConfigError, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.game import play_game
 from rummysim.records import GameRecord, HandRecord, TurnRecord
+from rummysim.seeding import STREAMS
 from rummysim.strategies.sealed import SealedPool
 from rummysim.tables import (
     MANIFEST,
@@ -218,6 +219,10 @@ def _prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
     state_path = folder / STATE
     if state_path.exists() and not force:
         state = json.loads(state_path.read_text())
+        check_streams(
+            state.get("streams", 1), folder=folder,
+            cannot="resume them; rerun with --force to start over or give another --out",
+        )  # fmt: skip
         if state.get("fingerprint") != experiment.fingerprint():
             raise ConfigError(
                 f"{folder}: holds results of a different experiment (fingerprint {state.get('fingerprint')}, "
@@ -230,7 +235,7 @@ def _prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
                 shutil.rmtree(path)
             elif path.exists():
                 path.unlink()
-    state = {"fingerprint": experiment.fingerprint(), "experiment": experiment.to_dict()}
+    state = {"fingerprint": experiment.fingerprint(), "streams": STREAMS, "experiment": experiment.to_dict()}
     tmp = folder / f".{STATE}.tmp"
     tmp.write_text(json.dumps(state, indent=2))
     os.replace(tmp, state_path)
@@ -315,11 +320,12 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         "fingerprint": experiment.fingerprint(),
         "source": experiment.source,
         "overrides": {k: v for k, v in overrides.items() if v is not None},
+        "streams": STREAMS,
         "seeds": {
             "seed": experiment.seed,
-            "deal": "SeedSequence(seed, spawn_key=(0, game, hand)): deal and stock rebuilds",
+            "deal": "SplitMix64 keyed by derive(root(seed), 0, game, hand): deal (sub-key 0), rebuild r (1 + r)",
             "strategy": "PCG64(BLAKE2b(SeedSequence(seed, spawn_key=(1, game, seat)))): each bot, a one-way key",
-            "first_dealer": "SeedSequence(seed, spawn_key=(2, game))",
+            "first_dealer": "SplitMix64 keyed by derive(root(seed), 2, game)",
             "seats": "seat s of game g plays players[(s + g) % n]",
         },
         "started": started.isoformat(timespec="seconds"),

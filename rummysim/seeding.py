@@ -1,56 +1,172 @@
-"""Where every random number comes from: streams derived from the experiment seed.
+"""Where every random number comes from: counter-based streams keyed by the experiment seed.
 
-Each stream is a `numpy.random.Generator` built from ``SeedSequence(seed, spawn_key)``:
+Every random choice of a game is a pure function of (seed, stream, game, hand, counter),
+so both engines (the reference engine and the compiled one, `rummysim.compiled`) draw
+the same numbers without sharing any state, in any order, on any worker:
 
-=========================  ===============================  ===========================
-stream                     spawn key                        used for
-=========================  ===============================  ===========================
-`hand_rng`                 ``(0, game, hand)``              the deal, then every stock
-                                                            rebuild of that hand (R3.1,
-                                                            R10.1)
-`strategy_rng`             ``(1, game, seat)``, hashed      one bot's own choices
-`game_rng`                 ``(2, game)``                    the first dealer (R3.1)
-=========================  ===============================  ===========================
+=========================  =====================================  ===========================
+stream                     key                                    used for
+=========================  =====================================  ===========================
+`hand_key`                 ``derive(root(seed), 0, game, hand)``  the deal (sub-key 0), then
+                                                                  the r-th stock rebuild (sub-key
+                                                                  1 + r) of that hand (R3.1, R10.1)
+`strategy_rng`             ``(1, game, seat)``, hashed one-way    one bot's own choices
+`game_key`                 ``derive(root(seed), 2, game)``        the first dealer (R3.1)
+=========================  =====================================  ===========================
+
+The generator is SplitMix64 (Steele, Lea and Flood, 2014): the i-th number of the stream
+with key ``k`` is ``mix64(k + (i + 1) * GOLDEN)``, and keys are derived by mixing one
+path element at a time (`derive`). A number below ``n`` is ``(u >> 32) * n >> 32``
+(Lemire's multiply-shift without rejection: its bias is below ``n / 2**32``, under 1.3e-8
+for a 52-card deck). A shuffle is Fisher-Yates from the top (`permutation`).
 
 So a deal depends on (seed, game, hand) alone: every condition of an experiment plays the
-same deals, and no number of workers or chunking can change a result.
+same deals, and no number of workers, chunking or engine can change a result. The
+streams carry a version, `STREAMS`, recorded in each run's manifest and fingerprint: a
+folder made under other streams is never resumed or replayed as if it were this one.
 
-A bot holds its generator, so nothing in it may lead back to the seed: a generator
-built from ``SeedSequence(seed, ...)`` keeps that sequence in ``bit_generator.seed_seq``,
-from which the deals could be rebuilt. `strategy_rng` therefore seeds the bot's
-generator with a BLAKE2b hash of its stream's state: a one-way key, as reproducible as
-the stream itself.
+A bot holds its generator, so nothing in it may lead back to the seed. `strategy_rng`
+seeds a numpy `Generator` with a BLAKE2b hash of its stream's state: a one-way key, as
+reproducible as the stream itself. A built-in bot that draws often (`uniform`) takes
+one 64-bit number from that generator as the key of its own counter-based `Stream`,
+which the compiled engine reproduces.
+
+>>> permutation(derive(root(7), 0, 0, 0), 5)
+[2, 4, 3, 1, 0]
+>>> s = Stream(12345); [s.below(6) for _ in range(4)]
+[0, 1, 0, 1]
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import numpy as np
 
-_HAND, _STRATEGY, _GAME = 0, 1, 2
+STREAMS = 2
+"""The version of the random streams: 1 drew from numpy's SeedSequence and PCG64 per hand
+(rummysim before the compiled engine), 2 from the counter-based streams of this module."""
+
+M64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+"""2**64 over the golden ratio, odd: SplitMix64's increment."""
+_MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+HAND, STRATEGY, GAME = 0, 1, 2
+"""The first path element of each stream's key."""
 
 
-def _rng(seed: int, *key: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
+def mix64(z: int) -> int:
+    """Return SplitMix64's finaliser of a 64-bit word: a bijection that scatters every bit."""
+    z = ((z ^ (z >> 30)) * _MIX1) & M64
+    z = ((z ^ (z >> 27)) * _MIX2) & M64
+    return z ^ (z >> 31)
 
 
-def hand_rng(seed: int, game: int, hand: int) -> np.random.Generator:
-    """Return the stream of one hand's deal and stock rebuilds."""
-    return _rng(seed, _HAND, game, hand)
+def root(seed: int) -> int:
+    """Return the 64-bit root key of an experiment seed (any whole number of at least 0)."""
+    key, word = 0, seed
+    while True:
+        key = mix64((key ^ (word & M64)) + GOLDEN & M64)
+        word >>= 64
+        if not word:
+            return key
+
+
+def derive(key: int, *path: int) -> int:
+    """Return the key reached from `key` by the path elements, one mix each (each below 2**64)."""
+    for step in path:
+        key = mix64(key ^ mix64((step + 1) * GOLDEN & M64))
+    return key
+
+
+def draw(key: int, i: int) -> int:
+    """Return the `i`-th 64-bit number (from 0) of the stream with this key."""
+    return mix64((key + (i + 1) * GOLDEN) & M64)
+
+
+def below(u: int, n: int) -> int:
+    """Return a number in ``range(n)`` from a 64-bit number `u` (multiply-shift, n < 2**32)."""
+    return ((u >> 32) * n) >> 32
+
+
+def permutation(key: int, n: int) -> list[int]:
+    """Return ``range(n)`` shuffled by Fisher-Yates from the top, the i-th swap drawing number i.
+
+    The swap positions are ``below(draw(key, i), n - i)``, computed for all i at once.
+    """
+    order = list(range(n))
+    if n < 2:
+        return order
+    steps, bounds = _steps(n)
+    z = steps + np.uint64(key)  # uint64 arrays wrap around, as the 64-bit arithmetic must
+    z = (z ^ (z >> _S30)) * _U_MIX1
+    z = (z ^ (z >> _S27)) * _U_MIX2
+    z ^= z >> _S31
+    for i, j in zip(range(n - 1, 0, -1), (((z >> _S32) * bounds) >> _S32).tolist(), strict=True):
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+_U_MIX1, _U_MIX2 = np.uint64(_MIX1), np.uint64(_MIX2)
+_S27, _S30, _S31, _S32 = (np.uint64(s) for s in (27, 30, 31, 32))
+
+
+@functools.cache
+def _steps(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return the counters' offsets ``(i + 1) * GOLDEN`` and the bounds ``n - i`` of a shuffle of n."""
+    return np.arange(1, n, dtype=np.uint64) * np.uint64(GOLDEN), np.arange(n, 1, -1, dtype=np.uint64)
+
+
+class Stream:
+    """A counter-based stream of numbers: the i-th is ``draw(key, i)``.
+
+    The compiled engine keeps the same key and counter per seat, so a bot drawing from
+    a `Stream` makes the same choices in either engine.
+    """
+
+    __slots__ = ("count", "key")
+
+    def __init__(self, key: int | np.random.Generator) -> None:
+        if isinstance(key, np.random.Generator):
+            key = stream_key(key)
+        self.key = key & M64
+        self.count = 0
+
+    def below(self, n: int) -> int:
+        """Return the next number in ``range(n)``."""
+        u = draw(self.key, self.count)
+        self.count += 1
+        return below(u, n)
+
+
+def stream_key(rng: np.random.Generator) -> int:
+    """Return the key of a bot's `Stream`: the next raw 64-bit number of its generator."""
+    return int(rng.bit_generator.random_raw())
+
+
+def hand_key(seed: int, game: int, hand: int) -> int:
+    """Return the key of one hand's stream: its deal and stock rebuilds (see the module's table)."""
+    return derive(root(seed), HAND, game, hand)
+
+
+def game_key(seed: int, game: int) -> int:
+    """Return the key of one game's own choices (the first dealer)."""
+    return derive(root(seed), GAME, game)
+
+
+def first_dealer(seed: int, game: int, n_players: int) -> int:
+    """Return the seat that deals a game's first hand, drawn at random (R3.1)."""
+    return below(draw(game_key(seed, game), 0), n_players)
 
 
 def strategy_key(seed: int, game: int, seat: int) -> int:
     """Return the one-way 128-bit key of the bot in one seat for one game (see the module's table)."""
-    state = np.random.SeedSequence(seed, spawn_key=(_STRATEGY, game, seat)).generate_state(8, np.uint32)
+    state = np.random.SeedSequence(seed, spawn_key=(STRATEGY, game, seat)).generate_state(8, np.uint32)
     return int.from_bytes(hashlib.blake2b(state.tobytes(), digest_size=16, person=b"rummysim-bot").digest(), "little")
 
 
 def strategy_rng(seed: int, game: int, seat: int) -> np.random.Generator:
     """Return the stream of the bot in one seat for one game, seeded by its one-way `strategy_key`."""
     return np.random.Generator(np.random.PCG64(strategy_key(seed, game, seat)))
-
-
-def game_rng(seed: int, game: int) -> np.random.Generator:
-    """Return the stream of one game's own choices (the first dealer)."""
-    return _rng(seed, _GAME, game)

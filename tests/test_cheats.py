@@ -20,7 +20,7 @@ from rummysim.errors import IllegalMoveError
 from rummysim.game import play_game
 from rummysim.moves import LayOff, Meld, Pile, plain_int, plain_plays
 from rummysim.rules import GoingOut, Rules
-from rummysim.seeding import hand_rng, strategy_rng
+from rummysim.seeding import hand_key, strategy_rng
 from rummysim.strategies import make_lineup
 from rummysim.strategies.greedy import Greedy
 from rummysim.strategies.uniform import Uniform
@@ -64,7 +64,7 @@ class Seer(Greedy):
             seq = self.rng.bit_generator.seed_seq
             game = seq.spawn_key[1] if len(seq.spawn_key) == 3 else 0
             for seed in {int(np.asarray(seq.entropy).ravel()[0]), *range(3)}:
-                rebuilt = deal(view.rules, dealer=view.dealer, rng=hand_rng(seed, game, view.hand))
+                rebuilt = deal(view.rules, dealer=view.dealer, key=hand_key(seed, game, view.hand))
                 self.guesses += 1
                 self.hits += rebuilt.holdings[view.seat] == view.holding - (view.drawn is not None)
         return super().draw(view)

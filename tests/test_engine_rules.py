@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import operator
 
-import numpy as np
 import pytest
 from conftest import Scripted
 
@@ -102,13 +101,13 @@ def illegal(bots, start: Deal, *, rules: Rules | None = None, dealer: int = 0, s
 @pytest.mark.parametrize(("n_players", "n_dealt"), [(2, 10), (3, 7), (4, 7), (5, 6), (6, 6)])
 def test_r3_2_cards_dealt_follow_the_player_count(n_players, n_dealt):
     rules = Rules(n_players=n_players)
-    start = deal(rules, dealer=n_players - 1, rng=np.random.default_rng(n_players))
+    start = deal(rules, dealer=n_players - 1, key=n_players)
     assert [h.bit_count() for h in start.holdings] == [n_dealt] * n_players
     assert len(start.stock) == 52 - n_players * n_dealt - 1
 
 
 def test_r3_2_cards_dealt_is_a_rule_setting():
-    start = deal(Rules(n_players=4, cards_dealt=12), dealer=2, rng=np.random.default_rng(5))
+    start = deal(Rules(n_players=4, cards_dealt=12), dealer=2, key=5)
     assert [h.bit_count() for h in start.holdings] == [12] * 4
     assert len(start.stock) == 3
 
@@ -124,7 +123,7 @@ def test_r3_2_play_hand_deals_from_the_seed_when_no_deal_is_stacked():
 
 def test_r3_3_undealt_cards_form_the_stock_and_its_top_card_starts_the_discard_pile():
     rules = Rules(n_players=3, stall_after_turns=1)
-    start = deal(rules, dealer=1, rng=np.random.default_rng(2024))
+    start = deal(rules, dealer=1, key=2024)
     (upcard,) = start.discard_pile
     places = [*start.holdings, 1 << upcard, *(1 << c for c in start.stock)]
     assert functools.reduce(operator.or_, places) == FULL_DECK
@@ -142,8 +141,8 @@ def test_r3_3_undealt_cards_form_the_stock_and_its_top_card_starts_the_discard_p
 
 def test_r3_1_the_same_shuffle_deals_the_same_cards():
     rules = Rules(n_players=4)
-    same = [deal(rules, dealer=0, rng=np.random.default_rng(9)) for _ in range(2)]
-    other = deal(rules, dealer=0, rng=np.random.default_rng(10))
+    same = [deal(rules, dealer=0, key=9) for _ in range(2)]
+    other = deal(rules, dealer=0, key=10)
     assert same[0] == same[1]
     assert other != same[0]
 
@@ -293,7 +292,7 @@ def test_r4_8_and_r10_1_an_empty_stock_is_rebuilt_from_the_discard_pile_but_its_
     start = Deal.of(["KC QD", "KH QS"], discard_pile=pile, stock="2C")
     bots = [Passive(), Passive()]
     rules = Rules(stall_after_rebuilds=1)
-    result = play_hand(bots, rules=rules, start=start, dealer=0, rng=np.random.default_rng(8), trace=True)
+    result = play_hand(bots, rules=rules, start=start, dealer=0, key=8, trace=True)
 
     # Seat 1 draws the last stock card and discards it; seat 0 then finds the stock empty.
     assert result.turns[0].drew == "2C"

@@ -18,7 +18,7 @@ from rummysim.engine import play_hand
 from rummysim.game import play_game
 from rummysim.moves import LayOff, Meld
 from rummysim.rules import Rules
-from rummysim.seeding import game_rng, hand_rng
+from rummysim.seeding import first_dealer, hand_key
 from rummysim.session import play_session
 from rummysim.strategies.greedy import Greedy
 from rummysim.terminal import HELP, EndSession, Human
@@ -144,12 +144,12 @@ def test_a_whole_game_played_from_a_script_of_moves_at_the_command_line():
 
 def human_first_seed() -> int:
     """Return a seed whose first hand you (seat 0) play first: seat 1 deals (R3.4)."""
-    return next(seed for seed in range(100) if int(game_rng(seed, 0).integers(2)) == 1)
+    return next(seed for seed in range(100) if first_dealer(seed, 0, 2) == 1)
 
 
 def test_bad_inputs_are_explained_and_the_prompt_comes_again():
     seed = human_first_seed()
-    start = deal(Rules(), dealer=1, rng=hand_rng(seed, 0, 0))
+    start = deal(Rules(), dealer=1, key=hand_key(seed, 0, 0))
     mine = to_text(start.holdings[0]).split()
     top_code = card_code(start.discard_pile[-1])
     elsewhere = next(code for code in CODES if code not in mine and code != top_code)

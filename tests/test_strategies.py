@@ -281,26 +281,25 @@ def test_montecarlo_reads_the_cards_a_seat_passed_on():
 
 
 def test_montecarlo_tries_deal_hidden_cards_that_fit_how_a_seat_played():
-    view = _montecarlo_view()
-    other = 1 - view.seat
+    views = [_montecarlo_view(seed) for seed in range(12)]  # pooled: one hand rarely shows enough
 
     def mean_misfits(tries: int) -> float:
-        bot = MonteCarlo(rng=np.random.default_rng(5), samples=2, tries=tries)
-        for event in view.history:
-            bot.observe(event)
-        pairs = bot._pairs(other, view.rules.ace)
-        arr = bot._arrange(view.rules)
-        return float(
-            np.mean(
-                [
-                    bot.misfits(bot.determinize(view).holdings[other], other, pairs=pairs, arr=arr, ace_value=1)
-                    for _ in range(40)
-                ]
-            )
-        )
+        counts = []
+        for view in views:
+            other = 1 - view.seat
+            bot = MonteCarlo(rng=np.random.default_rng(5), samples=2, tries=tries)
+            for event in view.history:
+                bot.observe(event)
+            pairs = bot._pairs(other, view.rules.ace)
+            arr = bot._arrange(view.rules)
+            counts += [
+                bot.misfits(bot.determinize(view).holdings[other], other, pairs=pairs, arr=arr, ace_value=1)
+                for _ in range(40)
+            ]
+        return float(np.mean(counts))
 
     uniform, read = mean_misfits(1), mean_misfits(16)
-    assert uniform >= 0.25 and read < uniform / 3
+    assert uniform >= 0.05 and read < uniform / 3
 
 
 def test_montecarlo_is_deterministic_given_its_stream():

@@ -5,12 +5,18 @@ again, pick at random among "stop" and every legal meld and lay-off of the momen
 leaving out only those that would leave a holding the rules forbid (R4.7, R7.2), until
 "stop" comes up. Discard a random card of the holding other than one just taken from
 the discard pile (R4.5).
+
+Its choices come from a counter-based `rummysim.seeding.Stream` keyed by one number of
+its generator, so the compiled engine's uniform makes the same ones.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from rummysim.cards import iter_cards
 from rummysim.moves import Meld, Pile, Play
+from rummysim.seeding import Stream
 from rummysim.strategies.base import PlayerView, Strategy
 from rummysim.strategies.tactics import lay_offs_in, leaves_legal_holding, melds_in
 from rummysim.table import place
@@ -22,8 +28,12 @@ class Uniform(Strategy):
     name = "uniform"
     description = "a uniformly random legal choice at every decision; the baseline and fuzzer"
 
+    def __init__(self, *, rng: np.random.Generator | None = None) -> None:
+        super().__init__(rng=rng)
+        self.stream = Stream(self.rng)
+
     def _pick(self, n: int) -> int:
-        return int(self.rng.integers(n))
+        return self.stream.below(n)
 
     def draw(self, view: PlayerView) -> Pile:
         if not view.discard_pile:
