@@ -82,6 +82,12 @@ def main() -> None:
 @click.option(
     "--isolate", is_flag=True, help="Run every plug-in bot sealed in its own process (as isolate: true in the file)."
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "python", "compiled"]),
+    default=None,
+    help="Which engine plays, over the file's engine: (auto: compiled where every bot has a compiled twin).",
+)
 @click.option("--no-report", is_flag=True, help="Write the tables only; make the report later with `rummysim report`.")
 @_one_line_errors
 def run(
@@ -98,6 +104,7 @@ def run(
     force: bool,
     quiet: bool,
     isolate: bool,
+    engine: str | None,
     no_report: bool,
 ) -> None:
     """Play the experiment in FILE and write its tables and report to OUT/<name>/.
@@ -117,7 +124,7 @@ def run(
     try:
         results = run_experiment(
             experiment, out=out, n_jobs=jobs, games=games, seed=seed, backend=backend, scheduler=scheduler,
-            chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate,
+            chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate, engine=engine,
         )  # fmt: skip
     except KeyboardInterrupt:
         raise click.ClickException(
@@ -170,6 +177,7 @@ def validate(experiment_file: str) -> None:
     Example:
       rummysim validate experiments/acehigh.yaml
     """
+    from rummysim.engines import choose_engine
     from rummysim.experiment import load_experiment
     from rummysim.strategies import check_strategy
     from rummysim.strategies.registry import is_builtin
@@ -181,6 +189,8 @@ def validate(experiment_file: str) -> None:
         rules = ", ".join(f"{k}={v}" for k, v in condition.rules.changes().items()) or "basic"
         sealed = sorted({p["strategy"] for p in condition.players if not is_builtin(check_strategy(p)[0])})
         note = f", sealed: {', '.join(sealed)}" if sealed and experiment.isolates(condition) else ""
+        choice = choose_engine(experiment, condition)
+        note += f", engine: {choice.engine} ({choice.why})"
         click.echo(
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"
         )

@@ -21,6 +21,17 @@ from rummysim.rules import FIELDS, Rules
 from rummysim.seeding import STREAMS
 from rummysim.version import __version__
 
+ENGINES = ("auto", "python", "compiled")
+"""``auto`` plays a condition compiled when it can (`rummysim.runner.choose_engine`), else on the
+reference engine; ``python`` always on the reference engine; ``compiled`` compiled or not at all."""
+
+
+def check_engine(value: Any, where: str) -> str:
+    """Return an engine setting if it is one of `ENGINES`, else raise `ConfigError` naming `where`."""
+    if value not in ENGINES:
+        raise ConfigError(f"{where}: {value!r} is not one of {', '.join(ENGINES)}")
+    return str(value)
+
 
 @dataclass(frozen=True)
 class Condition:
@@ -35,6 +46,8 @@ class Condition:
     """Games for this condition, if not the experiment's number."""
     isolate: bool | None = None
     """Whether its plug-in bots run sealed, if not as the experiment says. Never changes results."""
+    engine: str | None = None
+    """Which engine plays it (`ENGINES`), if not as the experiment says. Never changes results."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the condition with every rule resolved, as plain values."""
@@ -43,6 +56,7 @@ class Condition:
             "description": self.description,
             "games": self.games,
             "isolate": self.isolate,
+            "engine": self.engine,
             "rules": self.rules.to_dict(),
             "players": [dict(p) for p in self.players],
         }
@@ -65,6 +79,8 @@ class Experiment:
     """Seconds a bot may take per decision; over it the run stops with an error. Never changes results."""
     isolate: bool = False
     """Run every plug-in bot sealed in its own process (`rummysim.strategies.sealed`). Never changes results."""
+    engine: str = "auto"
+    """Which engine plays the conditions (`ENGINES`); a condition may say otherwise. Never changes results."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the resolved experiment (every default filled in), as plain values."""
@@ -76,6 +92,7 @@ class Experiment:
             "games": self.games,
             "time_limit": self.time_limit,
             "isolate": self.isolate,
+            "engine": self.engine,
             "conditions": [c.to_dict() for c in self.conditions],
         }
 
@@ -87,17 +104,21 @@ class Experiment:
         """Return whether a condition's plug-in bots run sealed: its own setting, else the experiment's."""
         return self.isolate if condition.isolate is None else condition.isolate
 
+    def engine_of(self, condition: Condition) -> str:
+        """Return the engine a condition asks for (`ENGINES`): its own setting, else the experiment's."""
+        return self.engine if condition.engine is None else condition.engine
+
     def fingerprint(self) -> str:
         """Return a hash of everything that changes the results (not the question, descriptions or isolation).
 
         The version of the random streams (`rummysim.seeding.STREAMS`) is part of it.
         """
         data = self.to_dict() | {"streams": STREAMS}
-        for text in ("question", "description", "time_limit", "isolate"):
+        for text in ("question", "description", "time_limit", "isolate", "engine"):
             data.pop(text)
         for condition in data["conditions"]:
-            condition.pop("description")
-            condition.pop("isolate")
+            for text in ("description", "isolate", "engine"):
+                condition.pop(text)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def condition(self, name: str) -> Condition:
@@ -112,12 +133,18 @@ class Experiment:
         """Return the condition names, comma-separated."""
         return ", ".join(c.name for c in self.conditions)
 
-    def with_overrides(self, *, games: int | None = None, seed: int | None = None, isolate: bool = False) -> Experiment:
-        """Return the experiment with its number of games and/or seed replaced, or isolated (from the command line)."""
+    def with_overrides(
+        self, *, games: int | None = None, seed: int | None = None, isolate: bool = False, engine: str | None = None
+    ) -> Experiment:
+        """Return the experiment with its games, seed or engine replaced, or isolated (from the command line)."""
         changes: dict[str, Any] = {}
+        if engine is not None:
+            changes["engine"] = check_engine(engine, "command line: --engine")
+            changes["conditions"] = tuple(dataclasses.replace(c, engine=None) for c in self.conditions)
         if isolate:
             changes["isolate"] = True
-            changes["conditions"] = tuple(dataclasses.replace(c, isolate=None) for c in self.conditions)
+            conditions = changes.get("conditions", self.conditions)
+            changes["conditions"] = tuple(dataclasses.replace(c, isolate=None) for c in conditions)
         if games is not None:
             changes["games"] = whole_number(games, name="command line: --games", low=1)
             conditions = changes.get("conditions", self.conditions)
@@ -175,6 +202,7 @@ def _condition(data: Any, where: str, *, written_by: str) -> Condition:
         description=str(data.get("description") or ""),
         games=data.get("games"),
         isolate=data.get("isolate"),
+        engine=data.get("engine"),
     )
 
 
@@ -203,6 +231,7 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         source=str(manifest.get("source") or ""),
         time_limit=float(time_limit) if time_limit is not None else None,
         isolate=bool(data.get("isolate", False)),
+        engine=str(data.get("engine") or "auto"),
     )
 
 

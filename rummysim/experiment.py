@@ -17,15 +17,15 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from rummysim.design import Condition, Experiment
+from rummysim.design import Condition, Experiment, check_engine
 from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
-        "isolate")  # fmt: skip
+        "isolate", "engine")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
-CONDITION_KEYS = ("rules", "players", "games", "description", "isolate")
+CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -140,6 +140,7 @@ class _Draft(NamedTuple):
     description: str
     games: int | None = None
     isolate: bool | None = None
+    engine: str | None = None
 
 
 def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
@@ -211,7 +212,8 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
             whole_number(body["games"], name=f"{where}: conditions.{cname}.games", low=1) if "games" in body else None
         )
         isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
-        drafts.append(_Draft(cname, overrides, {}, players, text, games_here, isolate))
+        engine = check_engine(body["engine"], f"{where}: conditions.{cname}.engine") if "engine" in body else None
+        drafts.append(_Draft(cname, overrides, {}, players, text, games_here, isolate, engine))
     if "grid" in data:
         points = _grid(data["grid"], where)
         for draft in drafts:
@@ -230,7 +232,15 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     if not drafts:
         drafts = [_Draft("default", {}, {}, lineup, "")]
     conditions = tuple(
-        Condition(draft.name, _rules(base, draft, where), draft.players, draft.description, draft.games, draft.isolate)
+        Condition(
+            draft.name,
+            _rules(base, draft, where),
+            draft.players,
+            draft.description,
+            draft.games,
+            draft.isolate,
+            draft.engine,
+        )
         for draft in drafts
     )
     return Experiment(
@@ -242,6 +252,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         description=_text(data.get("description"), "description", where),
         time_limit=_time_limit(data.get("time_limit"), where),
         isolate=_flag(data.get("isolate", False), "isolate", where),
+        engine=check_engine(data.get("engine", "auto"), f"{where}: engine"),
         source=source,
     )
 

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,7 +27,9 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
+import rummysim.compiled as compiled
 from rummysim.design import Condition, Experiment, check_streams, rotated
+from rummysim.engines import choose_engine
 from rummysim.errors import ConfigError, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.game import play_game
@@ -63,6 +65,8 @@ class Chunk(NamedTuple):
     time_limit: float | None = None
     isolate: bool = False
     """Run the plug-in bots sealed (`rummysim.strategies.sealed`); never changes the tables."""
+    engine: str = "python"
+    """``python`` (the reference engine) or ``compiled`` (`rummysim.engines`); never changes the tables."""
 
     @property
     def id(self) -> str:
@@ -71,6 +75,12 @@ class Chunk(NamedTuple):
 
 def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
     """Play a chunk's games; return its id, its tables and its number of hands (runs in workers)."""
+    if chunk.engine == "compiled":
+        condition = chunk.condition
+        tables, n_hands = compiled.load().play_chunk_tables(
+            condition.name, condition.rules, condition.players, seed=chunk.seed, start=chunk.start, stop=chunk.stop
+        )
+        return chunk.id, tables, n_hands
     hands: list[HandRecord] = []
     games: list[GameRecord] = []
     turns: list[TurnRecord] = []
@@ -96,8 +106,13 @@ def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
     return chunk.id, tables, len(hands) // condition.rules.n_players
 
 
-def plan(experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str]) -> list[Chunk]:
-    """Return the chunks still to play; `done` holds the ids of finished chunks (any chunk size)."""
+def plan(
+    experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str], engines: Sequence[str] | None = None
+) -> list[Chunk]:
+    """Return the chunks still to play; `done` holds the ids of finished chunks (any chunk size).
+
+    `engines` names the engine of each condition (`rummysim.engines.choose_engine`); by default the reference.
+    """
     covered: dict[int, list[tuple[int, int]]] = {}
     for chunk_id in done:
         number, first, last = chunk_id.split("-")
@@ -115,8 +130,9 @@ def plan(experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str
         for gap_start, gap_stop in gaps:
             for start in range(gap_start, gap_stop, chunk_games):
                 stop = min(start + chunk_games, gap_stop)
+                engine = engines[index] if engines else "python"
                 chunks.append(Chunk(index, condition, experiment.seed, start, stop, trace, experiment.time_limit,
-                                    experiment.isolates(condition)))  # fmt: skip
+                                    experiment.isolates(condition), engine))  # fmt: skip
     return chunks
 
 
@@ -255,6 +271,7 @@ def run_experiment(
     force: bool = False,
     quiet: bool = True,
     isolate: bool = False,
+    engine: str | None = None,
 ) -> Results:
     """Play an experiment and write its tables to ``<out>/<name>/``; return the `Results`.
 
@@ -263,11 +280,12 @@ def run_experiment(
     `chunk_games` (games per chunk; by default up to 100, and small enough that every
     worker gets several chunks) and `backend` change the speed, never the data. A stopped run resumes
     from its finished chunks; `force` starts over. `isolate` runs every plug-in bot sealed in its own
-    process, as ``isolate: true`` in the file does; the tables are the same either way.
+    process, as ``isolate: true`` in the file does; `engine` overrides the file's ``engine:``
+    (`rummysim.engines`). The tables are the same either way.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
-    experiment = experiment.with_overrides(games=games, seed=seed, isolate=isolate)
+    experiment = experiment.with_overrides(games=games, seed=seed, isolate=isolate, engine=engine)
     if chunk_games is None:
         chunk_games = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend)
     whole_number(chunk_games, name="--chunk-games", low=1)
@@ -294,7 +312,12 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     chunk_dir = folder / "chunks"
     chunk_dir.mkdir(exist_ok=True)
     done = set(finished_chunks(chunk_dir))
-    todo = plan(experiment, chunk_games=chunk_games, trace=trace, done=done)
+    choices = [choose_engine(experiment, c, trace=trace) for c in experiment.conditions]
+    unavailable = next((c.why for c in choices if c.unavailable), None)
+    if unavailable is not None:
+        print(f"rummysim: {unavailable}; playing on the reference engine, with the same results", file=sys.stderr)
+    engines = [c.engine for c in choices]
+    todo = plan(experiment, chunk_games=chunk_games, trace=trace, done=done, engines=engines)
     started = datetime.now(timezone.utc)
     clock = time.perf_counter()
     total_games = sum(experiment.games_of(c) for c in experiment.conditions)
@@ -321,6 +344,9 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         "source": experiment.source,
         "overrides": {k: v for k, v in overrides.items() if v is not None},
         "streams": STREAMS,
+        "engines": {
+            c.name: {"engine": e.engine, "why": e.why} for c, e in zip(experiment.conditions, choices, strict=True)
+        },
         "seeds": {
             "seed": experiment.seed,
             "deal": "SplitMix64 keyed by derive(root(seed), 0, game, hand): deal (sub-key 0), rebuild r (1 + r)",

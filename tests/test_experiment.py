@@ -224,11 +224,21 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
     experiment = load(tmp_path, EXAMPLE)
     data = experiment.to_dict()
     assert json.loads(json.dumps(data)) == data  # plain values only
-    assert set(data) == {"name", "question", "description", "seed", "games", "time_limit", "isolate", "conditions"}
+    assert set(data) == {
+        "name",
+        "question",
+        "description",
+        "seed",
+        "games",
+        "time_limit",
+        "isolate",
+        "engine",
+        "conditions",
+    }
     assert data["time_limit"] is None
     assert (data["name"], data["seed"], data["games"]) == ("acehigh", 2026, 200)
     basic, ace_high = data["conditions"]
-    assert set(basic) == {"name", "description", "games", "isolate", "rules", "players"}
+    assert set(basic) == {"name", "description", "games", "isolate", "engine", "rules", "players"}
     assert basic["games"] is None
     assert set(basic["rules"]) == set(FIELDS)
     assert basic["rules"] == {
@@ -380,7 +390,7 @@ def test_every_shipped_experiment_validates(path):
 
 MISSING = "missing; an experiment needs name, question, seed, games, players"
 RULE_KEYS = ", ".join(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
-TOP_KEYS = "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate"
+TOP_KEYS = "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine"
 FOLDER = "must be letters, digits, '-' and '_' only (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
 NEVER_ENDS = (
@@ -424,7 +434,7 @@ BAD = [
     ),
     pytest.param(
         conditions(x={"seed": 3}),
-        "conditions.x.seed: unknown key; valid keys are rules, players, games, description, isolate",
+        "conditions.x.seed: unknown key; valid keys are rules, players, games, description, isolate, engine",
         id="condition-body-seed",
     ),
     pytest.param({**BASE, "grid": {"acee": ["low"]}}, "grid.acee: unknown key; did you mean 'ace'?", id="grid-key"),

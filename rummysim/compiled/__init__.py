@@ -1,0 +1,88 @@
+"""The compiled engine: the built-in bots' games played in numba-compiled code, row for row the reference's.
+
+The reference engine (`rummysim.engine`, `rummysim.game`) is the readable specification
+and plays every bot; this package is the second implementation of the same rules for
+the bots that have a compiled twin (`TWINS`), some hundred times faster. Both draw every
+random number from the counter-based streams of `rummysim.seeding`, so a condition's
+tables are equal whichever engine plays it (tests/test_compiled.py plants differences
+to prove the check can fail).
+
+Kernels compile on first use and are cached on disk, in a folder of the user's cache
+named by a hash of this package's sources and numba's version (`cache_dir`), so a
+read-only install works, an upgrade never loads stale machine code, and the runner
+compiles once (`load`, in the parent) before its workers start. Set
+``RUMMYSIM_COMPILED=0`` to switch the compiled engine off: ``engine: auto`` then plays
+everything on the reference engine, with the same results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import time
+from pathlib import Path
+from types import ModuleType
+
+TWINS = ("uniform", "greedy", "rummy_hunter", "cautious")
+"""The built-in bots the compiled engine plays."""
+SWITCH = "RUMMYSIM_COMPILED"
+"""Environment variable: ``0`` switches the compiled engine off."""
+
+_loaded: ModuleType | None = None
+_why_not: str | None = None
+compile_seconds: float | None = None
+"""How long the first `load` of this process took (compiling or reading the cache)."""
+
+
+def cache_dir() -> Path:
+    """Return the folder of the compiled kernels: the user's cache, one folder per source and numba version."""
+    import numba
+
+    sources = sorted(Path(__file__).parent.glob("*.py"))
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.name.encode() + path.read_bytes())
+    digest.update(numba.__version__.encode())
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rummysim"
+    return base / f"numba-{digest.hexdigest()[:16]}"
+
+
+def load() -> ModuleType:
+    """Import the kernels, compiling them on first use; raise `RuntimeError` saying why they cannot load."""
+    global _loaded, _why_not, compile_seconds
+    if _loaded is not None:
+        return _loaded
+    if os.environ.get(SWITCH, "1") == "0":
+        raise RuntimeError(f"the compiled engine is switched off ({SWITCH}=0)")
+    if _why_not is not None:
+        raise RuntimeError(_why_not)
+    clock = time.perf_counter()
+    try:
+        import numba
+
+        folder = cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        setattr(numba.config, "CACHE_DIR", str(folder))  # noqa: B010  (read when a kernel is first compiled)
+        module = importlib.import_module("rummysim.compiled.columns")
+        module.warm_up()
+    except Exception as error:  # no numba, no compiler for this platform, an unwritable cache
+        _why_not = f"the compiled engine cannot load here ({type(error).__name__}: {error})"
+        raise RuntimeError(_why_not) from error
+    compile_seconds = time.perf_counter() - clock
+    _loaded = module
+    return module
+
+
+def available() -> bool:
+    """Return True if the compiled engine loads here (compiling it if it must)."""
+    try:
+        load()
+    except RuntimeError:
+        return False
+    return True
+
+
+def why_not() -> str | None:
+    """Return why the compiled engine does not load here, or None if it does (or was not tried)."""
+    return _why_not if _loaded is None else None

@@ -1,0 +1,346 @@
+"""Compiled least-deadwood arrangements: the twin of `rummysim.arrangement.Arranger` (R5, R8.2, R9).
+
+The lookup tables are the reference's own (`Tables.of` reads them from the `Arranger`
+of the rules), and every tie is broken as the reference breaks it: the groups tried
+in `itertools.product` order, the dynamic programme's states in the order a Python
+dict would hold them, the first best kept. So an arrangement, not only its deadwood,
+is the reference's, and bots built on it play the same melds.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from rummysim.arrangement import _ACE_HIGH_RUN_END, arranger
+from rummysim.cards import N_RANKS, card_points, lane_points
+from rummysim.compiled.bits import lowest, popcount
+from rummysim.melds import meld_table
+from rummysim.rules import Ace, Rules
+
+LANE = (1 << N_RANKS) - 1
+
+
+class Tables(NamedTuple):
+    """The lookup tables of one ace setting and ace value, as arrays for compiled code."""
+
+    lane_deadwood: np.ndarray
+    """Least sequences-only deadwood of each 13-bit lane."""
+    lane_choice: np.ndarray
+    """The sequence that achieves it (0: the lowest card is deadwood)."""
+    lane_dead: np.ndarray
+    """The cards of each lane left out of its best sequences."""
+    lane_points: np.ndarray
+    values: np.ndarray
+    """Points of each rank (R8.2, R9.2)."""
+    rank_order: np.ndarray
+    """Ranks by points then rank, highest first (`rummysim.cards.highest_card`)."""
+    melds: np.ndarray
+    """Every legal meld, sorted (`rummysim.melds.meld_table`)."""
+    with_start: np.ndarray
+    with_melds: np.ndarray
+    """The melds holding card c are ``with_melds[with_start[c]:with_start[c + 1]]``, in table order."""
+    high_subsets: np.ndarray
+    """Subsets of up to four high-ace candidates, as index masks, in `itertools.combinations` order."""
+    ace_high: bool
+
+    @classmethod
+    def of(cls, rules: Rules) -> Tables:
+        arr = arranger(rules)
+        table = meld_table(rules.ace)
+        with_start, with_melds = [0], []
+        for card in range(52):
+            with_melds += [m for m in table if m >> card & 1]
+            with_start.append(len(with_melds))
+        values = [card_points(r, ace_value=rules.ace_value) for r in range(N_RANKS)]
+        order = sorted(range(N_RANKS), key=lambda r: (values[r], r), reverse=True)
+        subsets = [sum(1 << i for i in combo) for k in range(5) for combo in _combinations(4, k)]
+        i64 = np.int64
+        return cls(
+            np.array(arr._lane_deadwood, i64), np.array(arr._lane_choice, i64), np.array(arr._lane_dead_cards, i64),
+            np.array(lane_points(rules.ace_value), i64), np.array(values, i64), np.array(order, i64),
+            np.array(table, i64), np.array(with_start, i64), np.array(with_melds, i64), np.array(subsets, i64),
+            rules.ace is Ace.HIGH_OR_LOW,
+        )  # fmt: skip
+
+
+def _combinations(n: int, k: int) -> list[tuple[int, ...]]:
+    import itertools
+
+    return list(itertools.combinations(range(n), k))
+
+
+@njit(cache=True)
+def points(tb: Tables, mask: int) -> int:
+    """`rummysim.cards.points`."""
+    p = tb.lane_points
+    return p[mask & LANE] + p[(mask >> 13) & LANE] + p[(mask >> 26) & LANE] + p[mask >> 39]
+
+
+@njit(cache=True)
+def group_ranks(mask: int) -> int:
+    c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
+    return (c & d & (h | s)) | (h & s & (c | d))
+
+
+@njit(cache=True)
+def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
+    """`Arranger.deadwood`: the least deadwood of a holding (R5, R8.2)."""
+    t = tb.lane_deadwood
+    c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
+    ranks = (c & d & (h | s)) | (h & s & (c | d))
+    if not ranks:
+        return t[c] + t[d] + t[h] + t[s]
+    if not ranks & (ranks - 1):
+        kept = t[c] + t[d] + t[h] + t[s]
+        grouped = t[c & ~ranks] + t[d & ~ranks] + t[h & ~ranks] + t[s & ~ranks]
+        best = min(kept, grouped)
+        if c & d & h & s & ranks:  # four of a rank: a triple leaves one
+            triple = min(
+                min(t[c] - t[c & ~ranks], t[d] - t[d & ~ranks]), min(t[h] - t[h & ~ranks], t[s] - t[s & ~ranks])
+            )
+            best = min(best, grouped + triple)
+        return best
+    return arrange(tb, mask, scratch)[1]
+
+
+@njit(cache=True)
+def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
+    """`Arranger.deadwood_cards`: the cards out of the melds of a best arrangement."""
+    if group_ranks(mask):
+        return arrange(tb, mask, scratch)[0]
+    dead = tb.lane_dead
+    return (
+        dead[mask & LANE] | dead[(mask >> 13) & LANE] << 13 | dead[(mask >> 26) & LANE] << 26 | dead[mask >> 39] << 39
+    )
+
+
+@njit(cache=True)
+def _with_lanes(tb: Tables, rest: int, out: np.ndarray, n: int) -> tuple[int, int]:
+    """Add each lane's best sequences of `rest` to ``out[n:]``; return the meld count and the deadwood."""
+    dead = 0
+    for suit in range(4):
+        lane = (rest >> (13 * suit)) & LANE
+        while lane:
+            sequence = tb.lane_choice[lane]
+            if sequence:
+                out[n] = sequence << (13 * suit)
+                n += 1
+                lane ^= sequence
+            else:
+                low = lane & -lane
+                dead |= low << (13 * suit)
+                lane ^= low
+    return n, dead
+
+
+@njit(cache=True)
+def arrange(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
+    """`Arranger.arrange`: fill ``out`` with the melds, sorted; return (deadwood cards, deadwood, meld count).
+
+    ``out`` needs room for 20 melds.
+    """
+    ranks = group_ranks(mask)
+    if popcount(ranks) > 3:
+        return _by_ranks(tb, mask, out)
+    n = 0
+    rest = mask
+    if ranks:
+        n, rest = _best_groups(tb, mask, ranks, out)
+    n, dead = _with_lanes(tb, rest, out, n)
+    out[:n] = np.sort(out[:n])
+    return dead, points(tb, dead), n
+
+
+@njit(cache=True)
+def _best_groups(tb: Tables, mask: int, ranks: int, out: np.ndarray) -> tuple[int, int]:
+    """Try every choice of groups over up to three ranks, in `itertools.product` order, first best kept."""
+    options = np.zeros((3, 6), np.int64)
+    sizes = np.zeros(3, np.int64)
+    k = 0
+    r = ranks
+    while r:
+        rank = lowest(r)
+        r &= r - 1
+        full = 0
+        for suit in range(4):
+            if (mask >> (13 * suit + rank)) & 1:
+                full |= 1 << (13 * suit + rank)
+        options[k, 1] = full
+        sizes[k] = 2
+        if popcount(full) == 4:
+            for suit in range(4):
+                options[k, 2 + suit] = full ^ (1 << (13 * suit + rank))
+            sizes[k] = 6
+        k += 1
+    t = tb.lane_deadwood
+    best_value = -1
+    best = np.zeros(3, np.int64)
+    idx = np.zeros(3, np.int64)
+    while True:
+        taken = 0
+        for i in range(k):
+            taken += options[i, idx[i]]
+        rest = mask ^ taken
+        value = t[rest & LANE] + t[(rest >> 13) & LANE] + t[(rest >> 26) & LANE] + t[rest >> 39]
+        if best_value < 0 or value < best_value:
+            best_value = value
+            best[:k] = idx[:k]
+        i = k - 1  # the next combination: the last factor turns fastest
+        while i >= 0:
+            idx[i] += 1
+            if idx[i] < sizes[i]:
+                break
+            idx[i] = 0
+            i -= 1
+        if i < 0:
+            break
+    n = 0
+    rest = mask
+    for i in range(k):
+        group = options[i, best[i]]
+        if group:
+            out[n] = group
+            n += 1
+            rest ^= group
+    return n, rest
+
+
+@njit(cache=True)
+def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
+    """`Arranger._arrange_by_ranks`: the dynamic programme over ranks, for holdings of four or more group ranks."""
+    lanes = np.empty(4, np.int64)
+    for suit in range(4):
+        lanes[suit] = (mask >> (13 * suit)) & LANE
+    candidates = np.empty(4, np.int64)
+    n_candidates = 0
+    if tb.ace_high:
+        for suit in range(4):
+            if lanes[suit] & _ACE_HIGH_RUN_END == _ACE_HIGH_RUN_END:
+                candidates[n_candidates] = suit
+                n_candidates += 1
+    n_pos = N_RANKS + 1 if tb.ace_high else N_RANKS
+    best_cost = -1
+    best_cols = np.zeros(n_pos, np.int64)
+    best_runs = np.zeros(n_pos, np.int64)
+    cols = np.zeros(n_pos, np.int64)
+    runs = np.zeros(n_pos, np.int64)
+    for subset in tb.high_subsets:
+        if subset >> n_candidates:
+            continue  # uses a candidate this holding does not have
+        high = 0
+        for i in range(n_candidates):
+            if (subset >> i) & 1:
+                high |= 1 << candidates[i]
+        for rank in range(N_RANKS):
+            present = 0
+            for suit in range(4):
+                if (lanes[suit] >> rank) & 1:
+                    present |= 1 << suit
+            cols[rank] = present
+        cols[0] &= ~high
+        if tb.ace_high:
+            cols[N_RANKS] = high
+        cost = _rank_programme(tb, cols, n_pos, runs)
+        if best_cost < 0 or cost < best_cost:
+            best_cost = cost
+            best_cols[:] = cols
+            best_runs[:] = runs
+    n, dead = 0, 0
+    for pos in range(n_pos):
+        left = best_cols[pos] & ~best_runs[pos]
+        rank = pos % N_RANKS
+        cards = 0
+        for suit in range(4):
+            if (left >> suit) & 1:
+                cards |= 1 << (13 * suit + rank)
+        if popcount(left) >= 3:
+            out[n] = cards
+            n += 1
+        else:
+            dead |= cards
+    for suit in range(4):
+        sequence = 0
+        for pos in range(n_pos + 1):
+            if pos < n_pos and (best_runs[pos] >> suit) & 1:
+                sequence |= 1 << (13 * suit + pos % N_RANKS)
+            elif sequence:
+                out[n] = sequence
+                n += 1
+                sequence = 0
+    out[:n] = np.sort(out[:n])
+    return dead, best_cost, n
+
+
+@njit(cache=True)
+def _rank_programme(tb: Tables, cols: np.ndarray, n_pos: int, runs: np.ndarray) -> int:
+    """`Arranger._rank_programme`: least deadwood over the positions; fill ``runs`` with the suits in sequences.
+
+    A state is each suit's open sequence length capped at 3 (2 bits a suit); the frontier is
+    kept in insertion order, as the reference's dicts are, so ties resolve alike.
+    """
+    f_states = np.empty(256, np.int64)
+    f_costs = np.empty(256, np.int64)
+    f_states[0], f_costs[0] = 0, 0
+    f_n = 1
+    n_states = np.empty(256, np.int64)
+    n_costs = np.empty(256, np.int64)
+    where = np.empty(256, np.int64)
+    prev = np.empty((n_pos, 256), np.int64)
+    in_runs_of = np.empty((n_pos, 256), np.int64)
+    for pos in range(n_pos):
+        present = cols[pos]
+        value = tb.values[pos % N_RANKS]
+        where[:] = -1
+        n_n = 0
+        for f in range(f_n):
+            state, cost = f_states[f], f_costs[f]
+            short = 0
+            for s in range(4):
+                length = (state >> (2 * s)) & 3
+                if length == 1 or length == 2:
+                    short |= 1 << s
+            if short & ~present:
+                continue  # an open sequence of one or two cards must go on
+            free = present & ~short
+            extra = free
+            while True:
+                in_runs = short | extra
+                new_state = 0
+                for s in range(4):
+                    if (in_runs >> s) & 1:
+                        new_state |= min(((state >> (2 * s)) & 3) + 1, 3) << (2 * s)
+                left = popcount(present & ~in_runs)
+                new_cost = cost + (0 if left >= 3 else left * value)
+                at = where[new_state]
+                if at < 0:
+                    where[new_state] = n_n
+                    n_states[n_n], n_costs[n_n] = new_state, new_cost
+                    prev[pos, new_state], in_runs_of[pos, new_state] = state, in_runs
+                    n_n += 1
+                elif new_cost < n_costs[at]:
+                    n_costs[at] = new_cost
+                    prev[pos, new_state], in_runs_of[pos, new_state] = state, in_runs
+                if not extra:
+                    break
+                extra = (extra - 1) & free
+        f_states[:n_n] = n_states[:n_n]
+        f_costs[:n_n] = n_costs[:n_n]
+        f_n = n_n
+    best_cost, best_state = -1, 0
+    for f in range(f_n):
+        state, cost = f_states[f], f_costs[f]
+        closed = True
+        for s in range(4):
+            length = (state >> (2 * s)) & 3
+            if length == 1 or length == 2:
+                closed = False
+        if closed and (best_cost < 0 or cost < best_cost or (cost == best_cost and state < best_state)):
+            best_cost, best_state = cost, state
+    state = best_state
+    for pos in range(n_pos - 1, -1, -1):
+        runs[pos] = in_runs_of[pos, state]
+        state = prev[pos, state]
+    return best_cost

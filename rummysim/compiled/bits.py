@@ -1,0 +1,77 @@
+"""Compiled building blocks: card masks as int64, and the counter-based streams of `rummysim.seeding`.
+
+Every function here is the compiled twin of a reference function, named alike: the
+streams must give the very numbers `rummysim.seeding` gives (tests/test_compiled.py
+checks them over random keys), and the masks are the 52-bit masks of `rummysim.cards`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+
+from rummysim.seeding import _MIX1, _MIX2, GOLDEN
+
+_G = np.uint64(GOLDEN)
+_M1, _M2 = np.uint64(_MIX1), np.uint64(_MIX2)
+_S27, _S30, _S31, _S32 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(32)
+_ONE = np.uint64(1)
+
+
+@intrinsic
+def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@njit(cache=True, inline="always")
+def popcount(mask: int) -> int:
+    """Return how many cards a mask holds (`int.bit_count`), with the processor's popcount."""
+    return _ctpop(mask)  # type: ignore[call-arg]
+
+
+@njit(cache=True, inline="always")
+def lowest(mask: int) -> int:
+    """Return the lowest card of a non-empty mask (the first of `iter_cards`)."""
+    return trailing_zeros(mask)  # type: ignore[call-arg]
+
+
+@njit(cache=True, inline="always")
+def mix64(z: np.uint64) -> np.uint64:
+    """`rummysim.seeding.mix64`."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def derive(key: np.uint64, step: int) -> np.uint64:
+    """`rummysim.seeding.derive` with one path element."""
+    return mix64(key ^ mix64((np.uint64(step) + _ONE) * _G))
+
+
+@njit(cache=True, inline="always")
+def draw(key: np.uint64, i: int) -> np.uint64:
+    """`rummysim.seeding.draw`."""
+    return mix64(key + (np.uint64(i) + _ONE) * _G)
+
+
+@njit(cache=True, inline="always")
+def below(u: np.uint64, n: int) -> int:
+    """`rummysim.seeding.below`."""
+    return np.int64(((u >> _S32) * np.uint64(n)) >> _S32)
+
+
+@njit(cache=True)
+def shuffle(key: np.uint64, cards: np.ndarray, n: int) -> None:
+    """Shuffle ``cards[:n]`` in place as `rummysim.seeding.permutation` orders ``range(n)``."""
+    order = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = below(draw(key, n - 1 - i), i + 1)
+        order[i], order[j] = order[j], order[i]
+    shuffled = cards[:n][order]
+    cards[:n] = shuffled

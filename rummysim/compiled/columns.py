@@ -1,0 +1,148 @@
+"""The Python side of the compiled engine: a condition's inputs as arrays, its rows as Arrow tables.
+
+`play_chunk_tables` is what the runner calls: it turns the rules and the lineup into
+arrays (`rules_array`, `lineup_arrays`), plays the games in compiled code
+(`rummysim.compiled.game.play_games`) and builds the same Arrow tables the reference
+engine's records make (`rummysim.tables.to_arrow`), column by column, with no Python
+object per hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+from rummysim.cards import CODES
+from rummysim.compiled.arrange import Tables
+from rummysim.compiled.game import GAME_COLUMNS, HAND_COLUMNS, WENT_OUT_BY, play_games
+from rummysim.compiled.policies import CAUTIOUS, GREEDY, RUMMY_HUNTER, UNIFORM
+from rummysim.rules import Ace, GoingOut, Rules
+from rummysim.seeding import root, strategy_rng, stream_key
+from rummysim.specs import Spec, strategy_label
+from rummysim.strategies import make_strategy
+from rummysim.tables import SCHEMAS
+
+POLICIES = {"uniform": UNIFORM, "greedy": GREEDY, "rummy_hunter": RUMMY_HUNTER, "cautious": CAUTIOUS}
+"""The built-in bots with a compiled twin, by name."""
+PARAMS = ("patience", "danger", "caution", "blind", "hope")
+"""A compiled seat's parameters, in `rummysim.compiled.policies` order."""
+
+
+def rules_array(rules: Rules) -> np.ndarray:
+    """Return the settings the kernels read, in `rummysim.compiled.state`'s order (-1 for None)."""
+    values = [
+        rules.n_players, rules.n_dealt, rules.ace_value, rules.going_out is GoingOut.DISCARD, rules.rummy_multiplier,
+        -1 if rules.target_score is None else rules.target_score, -1 if rules.max_hands is None else rules.max_hands,
+        rules.stall_after_rebuilds, rules.stall_after_turns, rules.stall_after_hands,
+    ]  # fmt: skip
+    return np.array(values, np.int64)
+
+
+@cache
+def tables_of(rules: Rules) -> Tables:
+    """Return the lookup tables of the rules' ace setting and value (cached per rules)."""
+    return Tables.of(rules)
+
+
+def lineup_arrays(players: Sequence[Spec]) -> tuple[np.ndarray, np.ndarray]:
+    """Return the policy code and the parameters of each entry of a lineup (each checked by building its bot)."""
+    codes, params = [], []
+    for spec in players:
+        bot = make_strategy(spec, rng=np.random.default_rng(0))
+        codes.append(POLICIES[bot.name])
+        made = {**dict.fromkeys(PARAMS, 0.0), **bot.params}
+        params.append([float(made[p]) for p in PARAMS])
+    return np.array(codes, np.int64), np.array(params, np.float64)
+
+
+def stream_keys(players: Sequence[Spec], codes: np.ndarray, *, seed: int, start: int, stop: int) -> np.ndarray:
+    """Return each game's and seat's `Stream` key, drawn from the seat's bot generator (uniform seats only)."""
+    n = len(players)
+    keys = np.zeros((max(stop - start, 0), n), np.uint64)
+    if not (codes == UNIFORM).any():
+        return keys
+    for game in range(start, stop):
+        for seat in range(n):
+            if codes[(seat + game) % n] == UNIFORM:
+                keys[game - start, seat] = stream_key(strategy_rng(seed, game, seat))
+    return keys
+
+
+_CODE_BYTES = np.frombuffer("".join(CODES).encode(), np.uint8)
+
+
+@njit(cache=True)
+def _codes_text(masks: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return Arrow string buffers (offsets, bytes) of each mask's card codes, space-separated (`to_text`)."""
+    offsets = np.zeros(masks.size + 1, np.int32)
+    for i in range(masks.size):
+        k = 0
+        mask = masks[i]
+        while mask:
+            k += 1
+            mask &= mask - 1
+        offsets[i + 1] = offsets[i] + (3 * k - 1 if k else 0)
+    data = np.empty(offsets[-1], np.uint8)
+    for i in range(masks.size):
+        at = offsets[i]
+        for card in range(52):
+            if masks[i] >> card & 1:
+                if at > offsets[i]:
+                    data[at] = 32
+                    at += 1
+                data[at], data[at + 1] = codes[2 * card], codes[2 * card + 1]
+                at += 2
+    return offsets, data
+
+
+def _text(masks: np.ndarray) -> pa.Array:
+    offsets, data = _codes_text(np.ascontiguousarray(masks), _CODE_BYTES)
+    return pa.StringArray.from_buffers(masks.size, pa.py_buffer(offsets), pa.py_buffer(data))
+
+
+def to_tables(condition: str, labels: Sequence[str], hands: np.ndarray, games: np.ndarray) -> dict[str, pa.Table]:
+    """Return the hands and games tables of the kernels' rows, equal to `rummysim.tables.to_arrow`'s."""
+    names = np.array(labels, dtype=object)
+    tables = {}
+    for kind, rows, columns in (("hands", hands, HAND_COLUMNS), ("games", games, GAME_COLUMNS)):
+        schema = SCHEMAS[kind]
+        arrays = [pa.array(np.full(rows.shape[0], condition, dtype=object), pa.string())]
+        for i, name in enumerate(columns):
+            column, field = rows[:, i], schema.field(name)
+            if name == "strategy":
+                arrays.append(pa.array(names[column], pa.string()))
+            elif name == "went_out_by":
+                arrays.append(pa.array(np.array(WENT_OUT_BY, dtype=object)[column], pa.string()))
+            elif name == "holding_end":
+                arrays.append(_text(column))
+            else:
+                arrays.append(pa.array(column.astype(bool) if field.type == pa.bool_() else column, field.type))
+        tables[kind] = pa.Table.from_arrays(arrays, schema=schema)
+    return tables
+
+
+def play_chunk_tables(
+    condition: str, rules: Rules, players: Sequence[Spec], *, seed: int, start: int, stop: int, audit: bool = False
+) -> tuple[dict[str, pa.Table], int]:
+    """Play games ``start`` to ``stop`` of a condition compiled; return its tables and its number of hands.
+
+    `audit` checks after every turn that each card is in exactly one place (R1.2).
+    """
+    codes, params = lineup_arrays(players)
+    keys = stream_keys(players, codes, seed=seed, start=start, stop=stop)
+    hands, games = play_games(
+        tables_of(rules), rules_array(rules), codes, params, np.uint64(root(seed)), start, stop, keys, audit
+    )
+    labels = [strategy_label(p) for p in players]
+    return to_tables(condition, labels, hands, games), hands.shape[0] // rules.n_players
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) every kernel, with one short game of each policy."""
+    players = [{"strategy": name} for name in POLICIES]
+    for ace in Ace:
+        play_chunk_tables("warm-up", Rules(n_players=4, ace=ace, target_score=20), players, seed=0, start=0, stop=1)

@@ -1,0 +1,301 @@
+"""The built-in bots as compiled policies: twins of `rummysim.strategies` greedy, rummy_hunter, cautious, uniform.
+
+Each function is its reference method's twin, named alike, with the same order of
+choices and ties, so a seat plays the same moves in either engine. A policy reads the
+seat's own holding and the public state only (what its `PlayerView` would show).
+`params` holds a seat's parameters: ``patience, danger`` (rummy_hunter) and
+``caution, blind, hope`` (cautious).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from rummysim.compiled.arrange import Tables, arrange, deadwood, deadwood_cards
+from rummysim.compiled.bits import below, draw, lowest, popcount
+from rummysim.compiled.state import (
+    ACE_VALUE,
+    DISCARD_TO_GO_OUT,
+    PILE,
+    SEEN,
+    TAKEN,
+    TURN,
+    Hand,
+    copy_table,
+    lay_off_fits,
+    leaves_legal_holding,
+    pile_mask,
+    table_fits,
+    top_discard,
+)
+
+UNIFORM, GREEDY, RUMMY_HUNTER, CAUTIOUS = range(4)
+"""Policy codes, in `rummysim.compiled.POLICIES` order."""
+PATIENCE, DANGER, CAUTION, BLIND, HOPE = range(5)
+"""Indices into a seat's parameters."""
+FULL_DECK = (1 << 52) - 1
+
+
+# -- greedy (rummysim.strategies.greedy) ------------------------------------------------------
+@njit(cache=True)
+def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
+    """`Greedy.draw`: True to take the top discard (it lays off or lowers the least deadwood)."""
+    top = top_discard(h)
+    if top < 0:
+        return False
+    holding = h.holdings[seat]
+    if table_fits(h) >> top & 1:
+        return True
+    return deadwood(tb, holding | 1 << top, h.scratch) < deadwood(tb, holding, h.scratch)
+
+
+@njit(cache=True)
+def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[int, int]:
+    """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off."""
+    dead, _, n_melds = arrange(tb, holding, h.scratch)
+    if not n_melds and not fits & holding:
+        return 0, holding
+    n_ext = copy_table(h)
+    for i in range(n_melds):
+        meld = h.scratch[i]
+        h.plays[i, 0], h.plays[i, 1], h.plays[i, 2] = 0, meld, 0
+        h.ext[n_ext], h.ext_fits[n_ext] = meld, lay_off_fits(tb, meld)
+        n_ext += 1
+    n = n_melds
+    left = dead
+    changed = True
+    while changed and left:  # tactics.lay_off_all: repeat so chains fit too (R6.1, R6.3)
+        changed = False
+        for i in range(n_ext):
+            fit = h.ext_fits[i] & left
+            if fit:
+                card = lowest(fit)
+                h.plays[n, 0], h.plays[n, 1], h.plays[n, 2] = 1, card, i
+                n += 1
+                left ^= 1 << card
+                h.ext[i] |= 1 << card
+                h.ext_fits[i] = lay_off_fits(tb, h.ext[i])
+                changed = True
+    return n, left
+
+
+@njit(cache=True)
+def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> tuple[int, int]:
+    """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
+    holding, taken = h.holdings[seat], h.counts[TAKEN]
+    discard_only = rules[DISCARD_TO_GO_OUT] == 1
+    fits = table_fits(h)
+    n, left = _melds_and_lay_offs(tb, h, holding, fits)
+    if not left and n and not leaves_legal_holding(0, 1, discard_only, taken):
+        for card in by_points(tb, holding, rules[ACE_VALUE]):
+            if card != taken:
+                n_held, held_left = _melds_and_lay_offs(tb, h, holding ^ 1 << card, fits)
+                if not held_left:
+                    return n_held, 1 << card
+        n, left = _melds_and_lay_offs(tb, h, holding, fits)
+    while n and not leaves_legal_holding(left, n, discard_only, taken):
+        n -= 1
+        left |= h.plays[n, 1] if h.plays[n, 0] == 0 else 1 << h.plays[n, 1]
+    return n, left
+
+
+@njit(cache=True)
+def by_points(tb: Tables, holding: int, ace_value: int) -> np.ndarray:
+    """The cards of a holding by points, then card, highest first (greedy's order to hold one back, R7.2)."""
+    cards = np.empty(popcount(holding), np.int64)
+    keys = np.empty(cards.size, np.int64)
+    k = 0
+    rest = holding
+    while rest:
+        card = lowest(rest)
+        rest &= rest - 1
+        cards[k] = card
+        keys[k] = -(tb.values[card % 13] * 64 + card)
+        k += 1
+    return cards[np.argsort(keys, kind="mergesort")]
+
+
+@njit(cache=True)
+def highest_card(tb: Tables, mask: int) -> int:
+    """`rummysim.cards.highest_card`: most points, then higher rank, then suit S H D C (R8.2)."""
+    span = (mask | mask >> 13 | mask >> 26 | mask >> 39) & 0x1FFF
+    for rank in tb.rank_order:
+        if span >> rank & 1:
+            for suit in range(3, -1, -1):
+                if mask >> (13 * suit + rank) & 1:
+                    return 13 * suit + rank
+    return -1
+
+
+@njit(cache=True)
+def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
+    """`greedy.choose_discard`: the highest deadwood card other than the one taken (R4.3, R4.5)."""
+    holding, taken = h.holdings[seat], h.counts[TAKEN]
+    allowed = holding & ~(1 << taken) if taken >= 0 else holding
+    dead = deadwood_cards(tb, holding, h.scratch) & allowed
+    if dead:
+        return highest_card(tb, dead)
+    best, best_key, best_points = -1, 0, 0
+    rest = allowed
+    while rest:
+        card = lowest(rest)
+        rest &= rest - 1
+        value, card_points = deadwood(tb, holding ^ 1 << card, h.scratch), tb.values[card % 13]
+        # the least (deadwood, -points, -card): iterating cards upward, a later card wins a tie on both
+        if best < 0 or value < best_key or (value == best_key and card_points >= best_points):
+            best, best_key, best_points = card, value, card_points
+    return best
+
+
+# -- rummy_hunter (rummysim.strategies.rummy_hunter) --------------------------------------------
+@njit(cache=True)
+def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.ndarray) -> int:
+    """`rummy_hunter.hunting_plays`: greedy's plays, or none while hunting unless out this turn (R8.3)."""
+    n, left = plan_plays(tb, rules, h, seat)
+    if h.has_melded[seat] or popcount(left) <= 1:
+        return n
+    n_players = h.holdings.size
+    others = 1 << 60
+    for other in range(n_players):
+        if other != seat:
+            others = min(others, h.sizes[other])
+    if h.counts[TURN] // n_players < params[PATIENCE] and others > params[DANGER]:
+        return 0
+    return n
+
+
+# -- cautious (rummysim.strategies.cautious) -----------------------------------------------------
+@njit(cache=True)
+def unseen(h: Hand, seat: int) -> int:
+    """`Cautious.unseen`: cards in no known holding, not on the table nor in the piles."""
+    mask = FULL_DECK & ~h.holdings[seat] & ~h.counts[SEEN] & ~pile_mask(h)
+    for other in range(h.known.size):
+        mask &= ~h.known[other]
+    return mask
+
+
+@njit(cache=True)
+def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
+    """`cautious.potential`: three-card melds of `card` with one holding card and one unseen card."""
+    count = 0
+    for i in range(tb.with_start[card], tb.with_start[card + 1]):
+        others = tb.with_melds[i] & ~(1 << card)
+        if popcount(others) == 2 and others & holding and others & hidden:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden: int, fits: int) -> float:
+    """`Cautious.danger`: the expected melds `card` would give the next player (1 if it lays off)."""
+    if fits >> card & 1:
+        return 1.0
+    nxt = (seat + 1) % h.holdings.size
+    known = h.known[nxt]
+    n_unseen = popcount(hidden)
+    n_hidden = h.sizes[nxt] - popcount(known)
+    if n_unseen < 2:
+        return 0.0
+    one = n_hidden / n_unseen
+    two = one * (n_hidden - 1) / (n_unseen - 1)
+    expected = 0.0
+    for i in range(tb.with_start[card], tb.with_start[card + 1]):
+        others = tb.with_melds[i] & ~(1 << card)
+        if popcount(others) != 2 or others & ~(hidden | known):
+            continue
+        from_known = popcount(others & known)
+        expected += 1.0 if from_known == 2 else one if from_known == 1 else two * params[BLIND]
+    return min(expected, 1.0)
+
+
+@njit(cache=True)
+def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
+    """`Cautious.discard`: the deadwood card of highest points less hope and danger, else greedy's."""
+    holding, taken = h.holdings[seat], h.counts[TAKEN]
+    allowed = holding & ~(1 << taken) if taken >= 0 else holding
+    dead = deadwood_cards(tb, holding, h.scratch) & allowed
+    if not dead:
+        return greedy_discard(tb, h, seat)
+    hidden, fits = unseen(h, seat), table_fits(h)
+    best, best_score = -1, 0.0
+    while dead:
+        card = lowest(dead)
+        dead &= dead - 1
+        score = (
+            tb.values[card % 13]
+            - params[HOPE] * potential(tb, card, holding, hidden)
+            - params[CAUTION] * danger(tb, h, seat, card, params, hidden, fits)
+        )
+        if best < 0 or score >= best_score:  # the highest (score, card): a later card wins a tie
+            best, best_score = card, score
+    return best
+
+
+# -- uniform (rummysim.strategies.uniform) ----------------------------------------------------
+@njit(cache=True)
+def pick(h: Hand, seat: int, n: int) -> int:
+    """`Uniform._pick`: the next number below `n` of the seat's stream."""
+    u = draw(h.keys[seat], h.draws[seat])
+    h.draws[seat] += 1
+    return below(u, n)
+
+
+@njit(cache=True)
+def uniform_draw(h: Hand, seat: int) -> bool:
+    """`Uniform.draw`: a random pile among those allowed (R4.6); True for the discard pile."""
+    if not h.counts[PILE]:
+        return False
+    return pick(h, seat, 2) == 1
+
+
+@njit(cache=True)
+def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
+    """`Uniform.play`: pick among "stop" and every legal meld and lay-off, again and again."""
+    discard_only = rules[DISCARD_TO_GO_OUT] == 1
+    holding, taken = h.holdings[seat], h.counts[TAKEN]
+    n_ext = copy_table(h)
+    options = np.empty((tb.melds.size + 52 * (n_ext + 30), 3), np.int64)
+    n = 0
+    while True:
+        k = 0
+        for meld in tb.melds:
+            if meld & holding == meld and leaves_legal_holding(holding ^ meld, 1, discard_only, taken):
+                options[k, 0], options[k, 1], options[k, 2] = 0, meld, 0
+                k += 1
+        rest = holding
+        while rest:
+            card = lowest(rest)
+            rest &= rest - 1
+            for i in range(n_ext):
+                if h.ext_fits[i] >> card & 1 and leaves_legal_holding(holding ^ 1 << card, 1, discard_only, taken):
+                    options[k, 0], options[k, 1], options[k, 2] = 1, card, i
+                    k += 1
+        choice = pick(h, seat, k + 1)
+        if choice == k:
+            return n
+        h.plays[n, :] = options[choice, :]
+        n += 1
+        if options[choice, 0] == 0:
+            meld = options[choice, 1]
+            holding ^= meld
+            h.ext[n_ext], h.ext_fits[n_ext] = meld, lay_off_fits(tb, meld)
+            n_ext += 1
+        else:
+            i = options[choice, 2]
+            holding ^= 1 << options[choice, 1]
+            h.ext[i] |= 1 << options[choice, 1]
+            h.ext_fits[i] = lay_off_fits(tb, h.ext[i])
+        if not holding:
+            return n
+
+
+@njit(cache=True)
+def uniform_discard(h: Hand, seat: int) -> int:
+    """`Uniform.discard`: a random card of the holding but the one taken (R4.5)."""
+    holding, taken = h.holdings[seat], h.counts[TAKEN]
+    allowed = holding & ~(1 << taken) if taken >= 0 else holding
+    target = pick(h, seat, popcount(allowed))
+    for _ in range(target):
+        allowed &= allowed - 1
+    return lowest(allowed)

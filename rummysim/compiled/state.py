@@ -1,0 +1,158 @@
+"""The compiled engine's state of one hand: arrays a hand's kernels share, and the table's moves.
+
+`Hand` is the compiled twin of the reference engine's private `_Hand` (a named tuple of
+arrays, which numba passes by reference): holdings, the discard pile (bottom first),
+the stock (top last), the melds on the table with the cards that would lay off on each
+(R6.1), the public card memory that `cautious` keeps, and each seat's counter-based
+stream. Small counters live in ``counts`` at the indices named below.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from rummysim.cards import N_RANKS
+from rummysim.compiled.arrange import LANE, Tables
+from rummysim.compiled.bits import lowest
+
+PILE, STOCK, MELDS, TURN, REBUILDS, DRAWN, TAKEN, SEEN = range(8)
+"""Indices into `Hand.counts`: lengths of the discard pile, the stock and the table; the turn;
+the stock rebuilds; the card drawn and the card taken this turn (-1: none); the cards
+gone public this hand (`cautious`'s memory)."""
+
+N_PLAYERS, N_DEALT, ACE_VALUE, DISCARD_TO_GO_OUT, RUMMY_MULTIPLIER = range(5)
+TARGET_SCORE, MAX_HANDS, STALL_AFTER_REBUILDS, STALL_AFTER_TURNS, STALL_AFTER_HANDS = range(5, 10)
+"""Indices into the rules array (`rummysim.compiled.columns.rules_array`); -1 for a setting that is None."""
+
+MAX_MELDS = 26
+"""Room on the table: 52 cards make at most 17 melds."""
+
+
+class Hand(NamedTuple):
+    """One hand's state, as arrays (see the module's docstring)."""
+
+    holdings: np.ndarray
+    sizes: np.ndarray
+    has_melded: np.ndarray
+    pile: np.ndarray
+    stock: np.ndarray
+    table: np.ndarray
+    fits: np.ndarray
+    counts: np.ndarray
+    known: np.ndarray
+    """Per seat, the cards it took from the discard pile and has not played (public)."""
+    keys: np.ndarray
+    """Per seat, the key of its bot's counter-based stream (`rummysim.seeding.Stream`)."""
+    draws: np.ndarray
+    """Per seat, the numbers its stream has given so far."""
+    scratch: np.ndarray
+    """Room for the melds of an arrangement."""
+    plays: np.ndarray
+    """A seat's plays this turn: (kind, cards or card, meld index); kind 0 melds, 1 lays off."""
+    ext: np.ndarray
+    ext_fits: np.ndarray
+    """A planner's copy of the table and its lay-off fits."""
+
+
+@njit(cache=True)
+def new_hand(n: int) -> Hand:
+    i64 = np.int64
+    return Hand(
+        np.zeros(n, i64), np.zeros(n, i64), np.zeros(n, i64), np.zeros(52, i64), np.zeros(52, i64),
+        np.zeros(MAX_MELDS, i64), np.zeros(MAX_MELDS, i64), np.zeros(8, i64), np.zeros(n, i64),
+        np.zeros(n, np.uint64), np.zeros(n, i64), np.zeros(24, i64), np.zeros((60, 3), i64),
+        np.zeros(MAX_MELDS + 20, i64), np.zeros(MAX_MELDS + 20, i64),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def is_meld(tb: Tables, mask: int) -> bool:
+    """`rummysim.melds.is_meld` (R5.1-R5.3, R9.1)."""
+    at = np.searchsorted(tb.melds, mask)
+    return bool(at < tb.melds.size and tb.melds[at] == mask)
+
+
+@njit(cache=True)
+def lay_off_fits(tb: Tables, meld: int) -> int:
+    """`rummysim.melds.lay_off_fits`: every card whose addition leaves a legal meld (R6.1)."""
+    span = (meld | meld >> 13 | meld >> 26 | meld >> 39) & LANE
+    near = (span | span << 1 | span >> 1) & LANE
+    if span & 1:
+        near |= 1 << (N_RANKS - 1)  # K-A: a high ace (R9.1)
+    if span >> (N_RANKS - 1) & 1:
+        near |= 1
+    candidates = (near | near << 13 | near << 26 | near << 39) & ~meld
+    fits = 0
+    while candidates:
+        card = lowest(candidates)
+        candidates &= candidates - 1
+        if is_meld(tb, meld | 1 << card):
+            fits |= 1 << card
+    return fits
+
+
+@njit(cache=True)
+def table_fits(h: Hand) -> int:
+    """`rummysim.strategies.tactics.fitting_cards`: the cards that lay off somewhere on the table."""
+    fits = 0
+    for i in range(h.counts[MELDS]):
+        fits |= h.fits[i]
+    return fits
+
+
+@njit(cache=True)
+def top_discard(h: Hand) -> int:
+    """The card on top of the discard pile, or -1 if it is empty."""
+    n = h.counts[PILE]
+    return h.pile[n - 1] if n else -1
+
+
+@njit(cache=True)
+def pile_mask(h: Hand) -> int:
+    mask = 0
+    for i in range(h.counts[PILE]):
+        mask |= 1 << h.pile[i]
+    return mask
+
+
+@njit(cache=True)
+def leaves_legal_holding(holding: int, n_played: int, discard_to_go_out: bool, taken: int) -> bool:
+    """`rummysim.strategies.tactics.leaves_legal_holding` (R4.7, R7.2); `taken` -1 for none."""
+    if not n_played:
+        return True
+    if not holding:
+        return not discard_to_go_out
+    return taken < 0 or holding != 1 << taken
+
+
+@njit(cache=True)
+def copy_table(h: Hand) -> int:
+    """Copy the table and its fits into the planner's ``ext``; return its length."""
+    n = h.counts[MELDS]
+    h.ext[:n] = h.table[:n]
+    h.ext_fits[:n] = h.fits[:n]
+    return n
+
+
+@njit(cache=True)
+def apply_play(tb: Tables, h: Hand, seat: int, kind: int, cards: int, meld: int) -> None:
+    """Play a meld (kind 0) or lay off a card on meld `meld` (kind 1): `rummysim.table.apply_event` (R5.4, R6.2).
+
+    Plays come from compiled bots, which `tests/test_compiled.py` holds to the reference's
+    plays; the reference engine checks every answer of a Python bot.
+    """
+    if kind == 0:
+        n = h.counts[MELDS]
+        h.table[n], h.fits[n] = cards, lay_off_fits(tb, cards)
+        h.counts[MELDS] = n + 1
+        played = cards
+    else:
+        played = 1 << cards
+        h.table[meld] |= played
+        h.fits[meld] = lay_off_fits(tb, h.table[meld])
+    h.holdings[seat] ^= played
+    h.counts[SEEN] |= played
+    h.known[seat] &= ~played

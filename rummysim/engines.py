@@ -1,0 +1,66 @@
+"""Which engine plays a condition: the reference engine or the compiled one (`rummysim.compiled`).
+
+Both play the same rules and draw the same random numbers, so the choice changes the
+speed, never the tables. ``engine: auto`` (the default) plays a condition compiled when
+every seat's bot has a compiled twin and nothing needs the reference engine: a trace
+(``--trace`` records every turn), a ``time_limit`` (it times Python decisions),
+``isolate`` (it seals plug-in bots), a plug-in bot or ``montecarlo``. If the compiled
+engine cannot load here, ``auto`` plays on the reference engine and says so once.
+``engine: compiled`` refuses, in one line, a condition it cannot play.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import rummysim.compiled as compiled
+from rummysim.design import Condition, Experiment
+from rummysim.errors import ConfigError
+from rummysim.specs import strategy_label
+from rummysim.strategies import check_strategy
+from rummysim.strategies.registry import is_builtin
+
+
+class Choice(NamedTuple):
+    """The engine that plays a condition and why."""
+
+    engine: str
+    """``python`` (the reference engine) or ``compiled``."""
+    why: str
+    unavailable: bool = False
+    """The condition could have played compiled, but the compiled engine does not load here."""
+
+
+def needs_reference(experiment: Experiment, condition: Condition, *, trace: bool) -> str | None:
+    """Return why a condition must play on the reference engine, or None if the compiled one can play it."""
+    if trace:
+        return "--trace records turns on the reference engine"
+    if experiment.time_limit is not None:
+        return "time_limit times decisions on the reference engine"
+    if experiment.isolates(condition):
+        return "isolate seals plug-in bots on the reference engine"
+    for spec in condition.players:
+        cls, _ = check_strategy(spec)
+        if not (is_builtin(cls) and cls.name in compiled.TWINS):
+            return f"{strategy_label(spec)} has no compiled twin (those are {', '.join(compiled.TWINS)})"
+    return None
+
+
+def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool = False) -> Choice:
+    """Return the engine that plays a condition (see the module's docstring); raise `ConfigError` if none can."""
+    asked = experiment.engine_of(condition)
+    if asked == "python":
+        return Choice("python", "engine: python")
+    reason = needs_reference(experiment, condition, trace=trace)
+    where = f"{experiment.source or experiment.name}: conditions.{condition.name}.engine"
+    if reason is not None:
+        if asked == "compiled":
+            raise ConfigError(f"{where}: compiled cannot play it: {reason}; use engine: auto or python")
+        return Choice("python", reason)
+    try:
+        compiled.load()
+    except RuntimeError as error:
+        if asked == "compiled":
+            raise ConfigError(f"{where}: {error}; use engine: auto or python") from None
+        return Choice("python", str(error), unavailable=True)
+    return Choice("compiled", "every seat has a compiled twin")
