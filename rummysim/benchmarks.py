@@ -6,7 +6,10 @@ Each figure is the median of several timed repeats on one process:
   included, fresh deals from the seed streams;
 - ``min_deadwood_per_second``: `Arranger.deadwood` (what bots call) on uniform random
   10-card holding masks, memo cleared first;
-- ``min_deadwood_api_per_second``: the public `rummysim.min_deadwood` on lists of card ints.
+- ``min_deadwood_api_per_second``: the public `rummysim.min_deadwood` on lists of card ints;
+- ``compiled_hands_per_second``: 2-player greedy hands through the compiled engine
+  (`rummysim.compiled`), whole games into Arrow tables, records included, one process;
+  ``compiled_bots`` the same for each compiled bot against itself, with its ratio to greedy.
 """
 
 from __future__ import annotations
@@ -86,12 +89,43 @@ def bench_deadwood(*, n_holdings: int = 200_000, repeats: int = 5) -> dict[str, 
     }
 
 
+def bench_compiled(*, games: int = 4000, repeats: int = 5) -> dict[str, Any]:
+    """Return the compiled engine's hands per second: greedy 2 players, and each compiled bot against itself.
+
+    Each run plays `games` whole games into the runner's Arrow tables (records included).
+    Without the compiled engine, say why instead.
+    """
+    import rummysim.compiled as compiled
+
+    clock = time.perf_counter()
+    try:
+        kernels = compiled.load()
+    except RuntimeError as error:
+        return {"compiled_unavailable": str(error)}
+    figures: dict[str, Any] = {"compiled_load_seconds": time.perf_counter() - clock}
+    rules = Rules()
+    bots: dict[str, dict[str, float]] = {}
+    for name in ("greedy", *(t for t in compiled.TWINS if t != "greedy")):
+        lineup = [name, name]
+
+        def run(lineup: list[str] = lineup) -> int:
+            return int(kernels.play_chunk_tables("bench", rules, lineup, seed=2026, start=0, stop=games)[1])
+
+        rate, runs = _median_rate(run, repeats)
+        bots[name] = {"hands_per_second": rate, "of_greedy": rate / bots["greedy"]["hands_per_second"] if bots else 1.0}
+        if name == "greedy":
+            figures.update(compiled_hands_per_second=rate, compiled_hands_runs=runs)
+    figures["compiled_bots"] = bots
+    return figures
+
+
 def run_benchmarks(*, quick: bool = False) -> dict[str, Any]:
     """Run every benchmark and return the figures with the machine they ran on."""
     scale = 10 if quick else 1
     hands, hand_runs = bench_hands(n_hands=2000 // scale, repeats=3 if quick else 5)
     figures: dict[str, Any] = {"hands_per_second": hands, "hands_runs": hand_runs}
     figures.update(bench_deadwood(n_holdings=200_000 // scale, repeats=3 if quick else 5))
+    figures.update(bench_compiled(games=4000 // scale, repeats=3 if quick else 5))
     figures["machine"] = {
         "python": platform.python_version(),
         "processor": platform.machine(),

@@ -274,6 +274,14 @@ def bench(*, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: 
             click.echo(f"{key:<32} {value:>14,.2f}")
         elif isinstance(value, int):
             click.echo(f"{key:<32} {value:>14,}")
+        elif key == "compiled_bots":
+            for bot, rates in value.items():
+                click.echo(
+                    f"  compiled {bot:<21} {rates['hands_per_second']:>14,.0f} hands/s, "
+                    f"{rates['of_greedy']:.2f}x greedy"
+                )
+        elif key == "compiled_unavailable":
+            click.echo(f"compiled engine: {value}")
 
 
 # -- issue 6: watch and play ------------------------------------------------------------------

@@ -236,3 +236,16 @@ def test_the_engine_never_changes_the_fingerprint():
     b = parse_experiment(SPEC, source="tiny.yaml")
     assert a.fingerprint() == b.fingerprint()
     assert Rules() == PRESETS["basic"]
+
+
+@pytest.mark.parametrize("ace", ["low", "high_or_low"])
+def test_the_lay_off_fits_of_every_legal_meld_are_the_references(ace):
+    """R6.1: a card lays off when the meld with it is a legal meld; every meld a table can hold is in the table."""
+    from rummysim.compiled.state import lay_off_fits
+    from rummysim.melds import lay_off_fits as reference_fits
+    from rummysim.melds import meld_table
+
+    rules = Rules(ace=ace)
+    tables = KERNELS.tables_of(rules)
+    for meld in meld_table(rules.ace):
+        assert lay_off_fits(tables, meld) == reference_fits(meld, rules.ace), meld

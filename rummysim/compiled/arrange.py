@@ -72,20 +72,20 @@ def _combinations(n: int, k: int) -> list[tuple[int, ...]]:
     return list(itertools.combinations(range(n), k))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def points(tb: Tables, mask: int) -> int:
     """`rummysim.cards.points`."""
     p = tb.lane_points
     return p[mask & LANE] + p[(mask >> 13) & LANE] + p[(mask >> 26) & LANE] + p[mask >> 39]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def group_ranks(mask: int) -> int:
     c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
     return (c & d & (h | s)) | (h & s & (c | d))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood`: the least deadwood of a holding (R5, R8.2)."""
     t = tb.lane_deadwood
@@ -106,7 +106,7 @@ def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     return arrange(tb, mask, scratch)[1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood_cards`: the cards out of the melds of a best arrangement."""
     if group_ranks(mask):
@@ -117,7 +117,7 @@ def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _with_lanes(tb: Tables, rest: int, out: np.ndarray, n: int) -> tuple[int, int]:
     """Add each lane's best sequences of `rest` to ``out[n:]``; return the meld count and the deadwood."""
     dead = 0
@@ -150,15 +150,29 @@ def arrange(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     if ranks:
         n, rest = _best_groups(tb, mask, ranks, out)
     n, dead = _with_lanes(tb, rest, out, n)
-    out[:n] = np.sort(out[:n])
+    _sort(out, n)
     return dead, points(tb, dead), n
+
+
+@njit(cache=True, inline="always")
+def _option(full: int, rank: int, j: int) -> int:
+    """The j-th choice of groups at one rank: none, all its cards, then (four of a rank) all but one suit's."""
+    if j == 0:
+        return 0
+    if j == 1:
+        return full
+    return full ^ (1 << (13 * (j - 2) + rank))
 
 
 @njit(cache=True)
 def _best_groups(tb: Tables, mask: int, ranks: int, out: np.ndarray) -> tuple[int, int]:
-    """Try every choice of groups over up to three ranks, in `itertools.product` order, first best kept."""
-    options = np.zeros((3, 6), np.int64)
-    sizes = np.zeros(3, np.int64)
+    """Try every choice of groups over up to three ranks, in `itertools.product` order, first best kept.
+
+    Kept allocation-free: the choices of each rank are made on the fly (`_option`).
+    """
+    fulls = (0, 0, 0)
+    rank_of = (0, 0, 0)
+    sizes = (1, 1, 1)
     k = 0
     r = ranks
     while r:
@@ -168,44 +182,53 @@ def _best_groups(tb: Tables, mask: int, ranks: int, out: np.ndarray) -> tuple[in
         for suit in range(4):
             if (mask >> (13 * suit + rank)) & 1:
                 full |= 1 << (13 * suit + rank)
-        options[k, 1] = full
-        sizes[k] = 2
-        if popcount(full) == 4:
-            for suit in range(4):
-                options[k, 2 + suit] = full ^ (1 << (13 * suit + rank))
-            sizes[k] = 6
+        size = 6 if popcount(full) == 4 else 2
+        if k == 0:
+            fulls, rank_of, sizes = (full, 0, 0), (rank, 0, 0), (size, 1, 1)
+        elif k == 1:
+            fulls, rank_of, sizes = (fulls[0], full, 0), (rank_of[0], rank, 0), (sizes[0], size, 1)
+        else:
+            fulls, rank_of, sizes = (
+                (fulls[0], fulls[1], full),
+                (rank_of[0], rank_of[1], rank),
+                (sizes[0], sizes[1], size),
+            )
         k += 1
     t = tb.lane_deadwood
-    best_value = -1
-    best = np.zeros(3, np.int64)
-    idx = np.zeros(3, np.int64)
-    while True:
-        taken = 0
-        for i in range(k):
-            taken += options[i, idx[i]]
-        rest = mask ^ taken
-        value = t[rest & LANE] + t[(rest >> 13) & LANE] + t[(rest >> 26) & LANE] + t[rest >> 39]
-        if best_value < 0 or value < best_value:
-            best_value = value
-            best[:k] = idx[:k]
-        i = k - 1  # the next combination: the last factor turns fastest
-        while i >= 0:
-            idx[i] += 1
-            if idx[i] < sizes[i]:
-                break
-            idx[i] = 0
-            i -= 1
-        if i < 0:
-            break
+    best_value, b0, b1, b2 = -1, 0, 0, 0
+    for i0 in range(sizes[0]):
+        g0 = _option(fulls[0], rank_of[0], i0)
+        for i1 in range(sizes[1]):
+            g1 = _option(fulls[1], rank_of[1], i1)
+            for i2 in range(sizes[2]):
+                rest = mask ^ (g0 + g1 + _option(fulls[2], rank_of[2], i2))
+                value = t[rest & LANE] + t[(rest >> 13) & LANE] + t[(rest >> 26) & LANE] + t[rest >> 39]
+                if best_value < 0 or value < best_value:
+                    best_value, b0, b1, b2 = value, i0, i1, i2
     n = 0
     rest = mask
-    for i in range(k):
-        group = options[i, best[i]]
+    for group in (
+        _option(fulls[0], rank_of[0], b0),
+        _option(fulls[1], rank_of[1], b1),
+        _option(fulls[2], rank_of[2], b2),
+    ):
         if group:
             out[n] = group
             n += 1
             rest ^= group
     return n, rest
+
+
+@njit(cache=True, inline="always")
+def _sort(out: np.ndarray, n: int) -> None:
+    """Sort ``out[:n]`` in place (a few melds: insertion sort, no allocation)."""
+    for i in range(1, n):
+        value = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > value:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = value
 
 
 @njit(cache=True)
@@ -270,7 +293,7 @@ def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
                 out[n] = sequence
                 n += 1
                 sequence = 0
-    out[:n] = np.sort(out[:n])
+    _sort(out, n)
     return dead, best_cost, n
 
 

@@ -68,10 +68,10 @@ def below(u: np.uint64, n: int) -> int:
 
 @njit(cache=True)
 def shuffle(key: np.uint64, cards: np.ndarray, n: int) -> None:
-    """Shuffle ``cards[:n]`` in place as `rummysim.seeding.permutation` orders ``range(n)``."""
-    order = np.arange(n)
+    """Shuffle ``cards[:n]`` in place as `rummysim.seeding.permutation` orders ``range(n)``.
+
+    The same swaps on the cards as on ``range(n)`` leave ``cards[permutation]``.
+    """
     for i in range(n - 1, 0, -1):
         j = below(draw(key, n - 1 - i), i + 1)
-        order[i], order[j] = order[j], order[i]
-    shuffled = cards[:n][order]
-    cards[:n] = shuffled
+        cards[i], cards[j] = cards[j], cards[i]

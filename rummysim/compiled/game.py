@@ -70,7 +70,9 @@ _STALLED = -1
 def _deal(rules: np.ndarray, h: Hand, dealer: int, key: np.uint64) -> None:
     """`rummysim.dealing.deal` (R3.1-R3.3) into a fresh hand; the stock's top is its last card."""
     n, k = rules[N_PLAYERS], rules[N_DEALT]
-    deck = np.arange(52)
+    deck = h.deck
+    for card in range(52):
+        deck[card] = card
     shuffle(derive(key, 0), deck, 52)
     h.holdings[:] = 0
     for i in range(n * k):

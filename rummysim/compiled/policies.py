@@ -38,7 +38,7 @@ FULL_DECK = (1 << 52) - 1
 
 
 # -- greedy (rummysim.strategies.greedy) ------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
     """`Greedy.draw`: True to take the top discard (it lays off or lowers the least deadwood)."""
     top = top_discard(h)
@@ -116,7 +116,7 @@ def by_points(tb: Tables, holding: int, ace_value: int) -> np.ndarray:
     return cards[np.argsort(keys, kind="mergesort")]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def highest_card(tb: Tables, mask: int) -> int:
     """`rummysim.cards.highest_card`: most points, then higher rank, then suit S H D C (R8.2)."""
     span = (mask | mask >> 13 | mask >> 26 | mask >> 39) & 0x1FFF
@@ -166,7 +166,7 @@ def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.n
 
 
 # -- cautious (rummysim.strategies.cautious) -----------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unseen(h: Hand, seat: int) -> int:
     """`Cautious.unseen`: cards in no known holding, not on the table nor in the piles."""
     mask = FULL_DECK & ~h.holdings[seat] & ~h.counts[SEEN] & ~pile_mask(h)
@@ -175,7 +175,7 @@ def unseen(h: Hand, seat: int) -> int:
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
     """`cautious.potential`: three-card melds of `card` with one holding card and one unseen card."""
     count = 0
@@ -233,7 +233,7 @@ def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
 
 
 # -- uniform (rummysim.strategies.uniform) ----------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pick(h: Hand, seat: int, n: int) -> int:
     """`Uniform._pick`: the next number below `n` of the seat's stream."""
     u = draw(h.keys[seat], h.draws[seat])
@@ -255,7 +255,7 @@ def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
     discard_only = rules[DISCARD_TO_GO_OUT] == 1
     holding, taken = h.holdings[seat], h.counts[TAKEN]
     n_ext = copy_table(h)
-    options = np.empty((tb.melds.size + 52 * (n_ext + 30), 3), np.int64)
+    options = h.options
     n = 0
     while True:
         k = 0

@@ -13,10 +13,11 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros
 
-from rummysim.cards import N_RANKS
+from rummysim.cards import KING
 from rummysim.compiled.arrange import LANE, Tables
-from rummysim.compiled.bits import lowest
+from rummysim.compiled.bits import lowest, popcount
 
 PILE, STOCK, MELDS, TURN, REBUILDS, DRAWN, TAKEN, SEEN = range(8)
 """Indices into `Hand.counts`: lengths of the discard pile, the stock and the table; the turn;
@@ -55,6 +56,10 @@ class Hand(NamedTuple):
     ext: np.ndarray
     ext_fits: np.ndarray
     """A planner's copy of the table and its lay-off fits."""
+    deck: np.ndarray
+    """Room to shuffle the deck (R3.1)."""
+    options: np.ndarray
+    """Room for uniform's choices: every meld and lay-off of the moment."""
 
 
 @njit(cache=True)
@@ -64,37 +69,48 @@ def new_hand(n: int) -> Hand:
         np.zeros(n, i64), np.zeros(n, i64), np.zeros(n, i64), np.zeros(52, i64), np.zeros(52, i64),
         np.zeros(MAX_MELDS, i64), np.zeros(MAX_MELDS, i64), np.zeros(8, i64), np.zeros(n, i64),
         np.zeros(n, np.uint64), np.zeros(n, i64), np.zeros(24, i64), np.zeros((60, 3), i64),
-        np.zeros(MAX_MELDS + 20, i64), np.zeros(MAX_MELDS + 20, i64),
+        np.zeros(MAX_MELDS + 20, i64), np.zeros(MAX_MELDS + 20, i64), np.zeros(52, i64),
+        np.zeros((400 + 52 * (MAX_MELDS + 20), 3), i64),
     )  # fmt: skip
 
 
-@njit(cache=True)
-def is_meld(tb: Tables, mask: int) -> bool:
-    """`rummysim.melds.is_meld` (R5.1-R5.3, R9.1)."""
-    at = np.searchsorted(tb.melds, mask)
-    return bool(at < tb.melds.size and tb.melds[at] == mask)
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lay_off_fits(tb: Tables, meld: int) -> int:
-    """`rummysim.melds.lay_off_fits`: every card whose addition leaves a legal meld (R6.1)."""
+    """`rummysim.melds.lay_off_fits`: every card whose addition leaves a legal meld (R6.1).
+
+    A group of three takes its rank's fourth card (R5.1); a sequence takes the card below
+    its low end and above its high end in its suit (R5.2), where the ace stands only low
+    (R5.3) or also after the king (R9.1), never both (no K-A-2). tests/test_compiled.py
+    checks this against the reference on every legal meld.
+    """
     span = (meld | meld >> 13 | meld >> 26 | meld >> 39) & LANE
-    near = (span | span << 1 | span >> 1) & LANE
-    if span & 1:
-        near |= 1 << (N_RANKS - 1)  # K-A: a high ace (R9.1)
-    if span >> (N_RANKS - 1) & 1:
-        near |= 1
-    candidates = (near | near << 13 | near << 26 | near << 39) & ~meld
+    if not span & (span - 1):  # a group
+        if popcount(meld) != 3:
+            return 0
+        rank = lowest(span)
+        four = 1 << rank | 1 << (13 + rank) | 1 << (26 + rank) | 1 << (39 + rank)
+        return four & ~meld
+    suit = lowest(meld) // 13
+    lane = (meld >> (13 * suit)) & LANE
+    if lane == LANE:
+        return 0
     fits = 0
-    while candidates:
-        card = lowest(candidates)
-        candidates &= candidates - 1
-        if is_meld(tb, meld | 1 << card):
-            fits |= 1 << card
-    return fits
+    if lane & 1 and lane >> KING & 1:  # runs through a high ace: start..K then A (R9.1)
+        start = lowest(lane & ~1)
+        if start > 1:
+            fits = 1 << (start - 1)
+    else:
+        low, high = lowest(lane), 63 - leading_zeros(lane)
+        if low > 0:
+            fits |= 1 << (low - 1)
+        if high < KING:
+            fits |= 1 << (high + 1)
+        elif tb.ace_high and low > 0:
+            fits |= 1  # start..K takes a high ace (R9.1)
+    return fits << (13 * suit)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def table_fits(h: Hand) -> int:
     """`rummysim.strategies.tactics.fitting_cards`: the cards that lay off somewhere on the table."""
     fits = 0
@@ -103,14 +119,14 @@ def table_fits(h: Hand) -> int:
     return fits
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def top_discard(h: Hand) -> int:
     """The card on top of the discard pile, or -1 if it is empty."""
     n = h.counts[PILE]
     return h.pile[n - 1] if n else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pile_mask(h: Hand) -> int:
     mask = 0
     for i in range(h.counts[PILE]):
@@ -118,7 +134,7 @@ def pile_mask(h: Hand) -> int:
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def leaves_legal_holding(holding: int, n_played: int, discard_to_go_out: bool, taken: int) -> bool:
     """`rummysim.strategies.tactics.leaves_legal_holding` (R4.7, R7.2); `taken` -1 for none."""
     if not n_played:
@@ -128,7 +144,7 @@ def leaves_legal_holding(holding: int, n_played: int, discard_to_go_out: bool, t
     return taken < 0 or holding != 1 << taken
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def copy_table(h: Hand) -> int:
     """Copy the table and its fits into the planner's ``ext``; return its length."""
     n = h.counts[MELDS]
