@@ -52,3 +52,5 @@ def test_bench_json_prints_the_figures(runner):
     assert figures["hands_per_second"] > 0
     assert figures["min_deadwood_per_second"] > 0
     assert len(figures["hands_runs"]) == 3
+    assert figures["compiled_hands_per_second"] == figures["compiled_bots"]["greedy"]["hands_per_second"] > 0
+    assert set(figures["compiled_bots"]) == {"uniform", "greedy", "rummy_hunter", "cautious"}

@@ -249,3 +249,15 @@ def test_the_lay_off_fits_of_every_legal_meld_are_the_references(ace):
     tables = KERNELS.tables_of(rules)
     for meld in meld_table(rules.ace):
         assert lay_off_fits(tables, meld) == reference_fits(meld, rules.ace), meld
+
+
+def test_the_compiled_bench_reports_each_compiled_bot_against_greedy():
+    from rummysim.benchmarks import bench_compiled
+
+    figures = bench_compiled(games=4, repeats=1)
+    bots = figures["compiled_bots"]
+    assert list(bots) == ["greedy", "uniform", "rummy_hunter", "cautious"]
+    assert bots["greedy"]["of_greedy"] == 1.0
+    for rates in bots.values():
+        assert rates["hands_per_second"] > 0
+        assert rates["of_greedy"] == pytest.approx(rates["hands_per_second"] / figures["compiled_hands_per_second"])

@@ -103,7 +103,9 @@ def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
             )
             best = min(best, grouped + triple)
         return best
-    return arrange(tb, mask, scratch)[1]
+    if popcount(ranks) > 3:
+        return _by_ranks(tb, mask, scratch)[1]
+    return _best_groups_value(tb, mask, ranks)
 
 
 @njit(cache=True, inline="always")
@@ -162,6 +164,39 @@ def _option(full: int, rank: int, j: int) -> int:
     if j == 1:
         return full
     return full ^ (1 << (13 * (j - 2) + rank))
+
+
+@njit(cache=True)
+def _best_groups_value(tb: Tables, mask: int, ranks: int) -> int:
+    """The least deadwood over every choice of groups at up to three ranks (`_best_groups`, value only)."""
+    t = tb.lane_deadwood
+    best = -1
+    r0 = lowest(ranks)
+    rest_ranks = ranks & (ranks - 1)
+    r1 = lowest(rest_ranks) if rest_ranks else 0
+    r2 = lowest(rest_ranks & (rest_ranks - 1)) if rest_ranks & (rest_ranks - 1) else 0
+    f0, f1, f2 = _rank_cards(mask, r0), _rank_cards(mask, r1) if rest_ranks else 0, 0
+    if rest_ranks & (rest_ranks - 1):
+        f2 = _rank_cards(mask, r2)
+    n0 = 6 if popcount(f0) == 4 else 2
+    n1 = (6 if popcount(f1) == 4 else 2) if f1 else 1
+    n2 = (6 if popcount(f2) == 4 else 2) if f2 else 1
+    for i0 in range(n0):
+        g0 = _option(f0, r0, i0)
+        for i1 in range(n1):
+            g1 = _option(f1, r1, i1)
+            for i2 in range(n2):
+                rest = mask ^ (g0 + g1 + _option(f2, r2, i2))
+                value = t[rest & LANE] + t[(rest >> 13) & LANE] + t[(rest >> 26) & LANE] + t[rest >> 39]
+                if best < 0 or value < best:
+                    best = value
+    return best
+
+
+@njit(cache=True, inline="always")
+def _rank_cards(mask: int, rank: int) -> int:
+    """The cards of one rank in a mask."""
+    return mask & (1 << rank | 1 << (13 + rank) | 1 << (26 + rank) | 1 << (39 + rank))
 
 
 @njit(cache=True)
