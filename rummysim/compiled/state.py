@@ -100,7 +100,7 @@ def lay_off_fits(tb: Tables, meld: int) -> int:
         if start > 1:
             fits = 1 << (start - 1)
     else:
-        low, high = lowest(lane), 63 - leading_zeros(lane)
+        low, high = lowest(lane), 63 - leading_zeros(lane)  # type: ignore[call-arg]
         if low > 0:
             fits |= 1 << (low - 1)
         if high < KING:
