@@ -261,3 +261,21 @@ def test_the_compiled_bench_reports_each_compiled_bot_against_greedy():
     for rates in bots.values():
         assert rates["hands_per_second"] > 0
         assert rates["of_greedy"] == pytest.approx(rates["hands_per_second"] / figures["compiled_hands_per_second"])
+
+
+def _shipped_conditions():
+    from pathlib import Path
+
+    from rummysim.engines import needs_reference
+    from rummysim.experiment import load_experiment
+
+    for path in sorted((Path(__file__).parent.parent / "experiments").glob("*.yaml")):
+        experiment = load_experiment(path)
+        for condition in experiment.conditions:
+            if needs_reference(experiment, condition, trace=False) is None:
+                yield pytest.param(experiment.seed, condition, id=f"{path.stem}-{condition.name}")
+
+
+@pytest.mark.parametrize(("seed", "condition"), list(_shipped_conditions()))
+def test_the_shipped_experiments_play_the_same_rows_on_both_engines(seed, condition):
+    assert differences(condition, seed=seed, games=3) is None
