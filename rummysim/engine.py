@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from rummysim.cards import FULL_DECK, card_code, points, to_text
 from rummysim.dealing import Deal, deal
@@ -47,6 +47,9 @@ from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.strategies.sealed import SealedError
 from rummysim.table import Table, apply_plays
 from rummysim.timing import TooSlow, timed
+
+_new = tuple.__new__
+"""Build a named tuple from a tuple of its fields, in order: a Python call fewer than ``Cls(...)``."""
 
 
 class HandResult(NamedTuple):
@@ -83,7 +86,7 @@ class _Hand:
         dealer: int,
         scores: tuple[int, ...],
         key: int,
-        context: str,
+        seed: int,
         game: int,
         hand: int,
         trace: bool,
@@ -99,7 +102,7 @@ class _Hand:
         self.dealer = dealer
         self.scores = scores
         self.key = key
-        self.context = context
+        self.seed = seed
         self.game, self.hand = game, hand
         self.start = start
         self.holdings = list(start.holdings)
@@ -112,8 +115,12 @@ class _Hand:
             self.has_melded[m.melded_by] = True
         self._view: PlayerView | None = None
         self.history: list[Event] = []
-        self.decisions = [{"draw": s.draw, "play": s.play, "discard": s.discard} for s in strategies]
+        # each decision's bound methods by seat, looked up once per hand rather than once per question
+        self.draws = [s.draw for s in strategies]
+        self.plays = [s.play for s in strategies]
+        self.discards = [s.discard for s in strategies]
         self.observers = [(seat, s.observe) for seat, s in enumerate(strategies) if observes(s)]
+        self.watched = bool(self.observers) or audit  # whether an event needs more than logging
         self.turn = 0
         self.n_rebuilds = 0
         self.drawn: int | None = None
@@ -122,15 +129,21 @@ class _Hand:
         self.audit = audit
         self.time_limit = time_limit
 
+    @property
+    def context(self) -> str:
+        """Return how to replay this hand, for error messages (made only when one is raised)."""
+        return f"reproduce with seed={self.seed} game={self.game} hand={self.hand}"
+
     # -- views and events --------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
         """Return what a seat may see now; reused until the next event changes anything."""
         if self._view is not None and self._view.seat == seat:
             return self._view
         # Built by position, in PlayerView's field order, each value on its line with its field's
-        # name: a view is built two or three times a turn, and keywords cost 11% of the engine's
-        # hands/s (measured). tests/test_views.py checks every field of a view by name.
-        self._view = PlayerView(
+        # name, and with tuple.__new__ rather than PlayerView(...), whose generated __new__ is
+        # one more Python call: a view is built two or three times a turn (keywords cost 11% of
+        # the engine's hands/s, measured). tests/test_views.py checks every field of a view by name.
+        self._view = _new(PlayerView, (
             seat,  # seat
             self.n,  # n_players
             self.dealer,  # dealer
@@ -148,12 +161,18 @@ class _Hand:
             self.scores,  # scores
             self.n_rebuilds,  # n_rebuilds
             tuple(self.history),  # history
-        )
+        ))  # fmt: skip
         return self._view
 
     def emit(self, event: Event) -> None:
+        """Log a public event; the views built so far are out of date. Draws and discards inline this."""
         self._view = None
         self.history.append(event)
+        if self.watched:
+            self.watch(event)
+
+    def watch(self, event: Event) -> None:
+        """Audit the cards (R1.2) and show the event to the seats that observe."""
         if self.audit:
             self.check_cards()
         for seat, observe in self.observers:
@@ -180,10 +199,15 @@ class _Hand:
 
     # -- asking strategies ---------------------------------------------------------
     def ask(self, seat: int, decision: str, view: PlayerView) -> Any:
+        """Return a seat's answer to one decision, failing the hand if the bot raises or is too slow."""
+        decide = getattr(self.strategies[seat], decision)
+        if self.time_limit is None:  # the turn's methods ask inline in this case, for speed
+            try:
+                return decide(view)
+            except Exception as exc:
+                raise self._crash(seat, decision, exc) from exc
         try:
-            if self.time_limit is None:
-                return self.decisions[seat][decision](view)
-            return timed(self.decisions[seat][decision], view, self.time_limit)[0]
+            return timed(decide, view, self.time_limit)[0]
         except TooSlow:
             raise StrategyError(
                 f"seat {seat} ({self.names[seat]}) took longer than the time limit of {self.time_limit} s "
@@ -218,11 +242,21 @@ class _Hand:
     # -- a turn ----------------------------------------------------------------------
     def draw(self, seat: int) -> None:
         """R4.1, R4.6, R4.8, R10."""
-        answer = self.ask(seat, "draw", self.view(seat))
-        try:
-            pile = answer if answer is Pile.STOCK else check_draw(answer, discard_pile_size=len(self.discard_pile))
-        except Rejected as rejected:
-            raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
+        view = self.view(seat)
+        if self.time_limit is None:
+            try:
+                answer = self.draws[seat](view)
+            except Exception as exc:
+                raise self._crash(seat, "draw", exc) from exc
+        else:
+            answer = self.ask(seat, "draw", view)
+        if answer is Pile.STOCK or (answer is Pile.DISCARD and self.discard_pile):
+            pile = answer  # the common, legal answers, checked inline for speed
+        else:
+            try:
+                pile = check_draw(answer, discard_pile_size=len(self.discard_pile))
+            except Rejected as rejected:
+                raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
         if pile is Pile.DISCARD:
             card = self.discard_pile.pop()
             self.taken = card
@@ -235,7 +269,11 @@ class _Hand:
         self.drawn = card
         self.holdings[seat] |= 1 << card
         self.sizes[seat] += 1
-        self.emit(Drew(seat, pile, face_up))
+        event = _new(Drew, (seat, pile, face_up))
+        self._view = None  # emit(event), inline
+        self.history.append(event)
+        if self.watched:
+            self.watch(event)
 
     def rebuild(self) -> None:
         """Shuffle the discard pile but its top card into a new stock, or stall (R10.1, R10.2)."""
@@ -250,7 +288,14 @@ class _Hand:
 
     def play(self, seat: int) -> WentOutBy | None:
         """R4.2, R4.4, R4.7, R5, R6, R7.2; return how the seat went out, if it did."""
-        answer = self.ask(seat, "play", self.view(seat))
+        view = self.view(seat)
+        if self.time_limit is None:
+            try:
+                answer = self.plays[seat](view)
+            except Exception as exc:
+                raise self._crash(seat, "play", exc) from exc
+        else:
+            answer = self.ask(seat, "play", view)
         if answer is None or (type(answer) in (list, tuple) and not answer):
             return None
         try:
@@ -276,7 +321,14 @@ class _Hand:
 
     def discard(self, seat: int) -> WentOutBy | None:
         """R4.3, R4.5; return `WentOutBy.DISCARD` if that was the last card (R7.1)."""
-        answer = self.ask(seat, "discard", self.view(seat))
+        view = self.view(seat)
+        if self.time_limit is None:
+            try:
+                answer = self.discards[seat](view)
+            except Exception as exc:
+                raise self._crash(seat, "discard", exc) from exc
+        else:
+            answer = self.ask(seat, "discard", view)
         if type(answer) is int and 0 <= answer < 52 and self.holdings[seat] >> answer & 1 and answer != self.taken:
             card = answer  # the common, legal case, checked inline for speed
         else:
@@ -287,7 +339,11 @@ class _Hand:
         self.holdings[seat] ^= 1 << card
         self.sizes[seat] -= 1
         self.discard_pile.append(card)
-        self.emit(Discarded(seat, card))
+        event = _new(Discarded, (seat, card))
+        self._view = None  # emit(event), inline
+        self.history.append(event)
+        if self.watched:
+            self.watch(event)
         return None if self.holdings[seat] else WentOutBy.DISCARD
 
 
@@ -349,14 +405,17 @@ def play_hand(
         start = deal(rules, dealer=dealer, key=key)
     elif len(start.holdings) != n:
         raise ConfigError(f"deal: {len(start.holdings)} holdings for {n} players (R3.2)")
-    strategies, labels = make_lineup(players, seed=seed, game=game)
-    if names is not None:
-        labels = list(names)
+    if names is not None and not any(isinstance(p, (str, Mapping)) for p in players):
+        # bots built and labelled already, as play_game passes them: what make_lineup would return
+        strategies, labels = cast("Sequence[Strategy]", players), names
+    else:
+        strategies, labels = make_lineup(players, seed=seed, game=game)
+        if names is not None:
+            labels = list(names)
     score_tuple = tuple(scores) if scores is not None else (0,) * n
     state = _Hand(
         strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, key=key,
-        context=f"reproduce with seed={seed} game={game} hand={hand}", game=game, hand=hand, trace=trace,
-        audit=audit, time_limit=time_limit,
+        seed=seed, game=game, hand=hand, trace=trace, audit=audit, time_limit=time_limit,
     )  # fmt: skip
     state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
     seat = (dealer + 1) % n
@@ -386,24 +445,38 @@ def play_hand(
 
 def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, went_rummy: bool) -> HandResult:
     """Score the hand (R8.1-R8.3) and build its records."""
-    rules, n = state.rules, state.n
-    left = [points(h, ace_value=rules.ace_value) for h in state.holdings]
+    rules, n, holdings, names = state.rules, state.n, state.holdings, state.names
+    game, hand, dealer, turns, n_rebuilds = state.game, state.hand, state.dealer, state.turn, state.n_rebuilds
+    left = [points(h, ace_value=rules.ace_value) for h in holdings]
     multiplier = rules.rummy_multiplier if went_rummy else 1
     won_points = sum(left) * multiplier if winner is not None else 0
     stalled = winner is None
-    state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(state.holdings)))
+    state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(holdings)))
     how = went_out_by.value if went_out_by is not None else None
+    # by position, in HandRecord's field order (a record per seat and hand: keywords cost more)
     records = tuple(
-        HandRecord(
-            game=state.game, hand=state.hand, seat=seat, strategy=state.names[seat], dealer=state.dealer,
-            position=(seat - state.dealer - 1) % n, won=seat == winner, points=won_points if seat == winner else 0,
-            score=state.scores[seat] + (won_points if seat == winner else 0), went_out_by=how, went_rummy=went_rummy,
-            multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
-            holding_end=to_text(state.holdings[seat]), holding_points=left[seat],
-        )
+        _new(HandRecord, (
+            game,  # game
+            hand,  # hand
+            seat,  # seat
+            names[seat],  # strategy
+            dealer,  # dealer
+            (seat - dealer - 1) % n,  # position
+            seat == winner,  # won
+            won_points if seat == winner else 0,  # points
+            state.scores[seat] + (won_points if seat == winner else 0),  # score
+            how,  # went_out_by
+            went_rummy,  # went_rummy
+            multiplier,  # multiplier
+            stalled,  # stalled
+            turns,  # turns
+            n_rebuilds,  # n_rebuilds
+            to_text(holdings[seat]),  # holding_end
+            left[seat],  # holding_points
+        ))
         for seat in range(n)
     )  # fmt: skip
     return HandResult(
-        records=records, winner=winner, points=won_points, went_out_by=went_out_by, went_rummy=went_rummy,
-        stalled=stalled, events=tuple(state.history), turns=tuple(state.trace or ()), deal=state.start,
+        records, winner, won_points, went_out_by, went_rummy, stalled, tuple(state.history),
+        tuple(state.trace or ()), state.start,
     )  # fmt: skip

@@ -73,12 +73,13 @@ def apply_event(event: Melded | LaidOff, *, holding: int, table: Sequence[TableM
 
     The event is taken as played: `apply_plays` is where plays are checked.
     """
-    cards = cards_played(event)
+    # fields by position, in TableMeld's order (cards, melded_by, laid_off): this runs for every play
     if isinstance(event, Melded):
-        return holding ^ cards, (*table, TableMeld(cards=cards, melded_by=event.seat))
+        return holding ^ event.cards, (*table, TableMeld(event.cards, event.seat))
     old = table[event.meld]
-    new = old._replace(cards=old.cards | cards, laid_off=(*old.laid_off, (event.card, event.seat)))
-    return holding ^ cards, (*table[: event.meld], new, *table[event.meld + 1 :])
+    bit = 1 << event.card
+    new = TableMeld(old.cards | bit, old.melded_by, (*old.laid_off, (event.card, event.seat)))
+    return holding ^ bit, (*table[: event.meld], new, *table[event.meld + 1 :])
 
 
 def apply_plays(
@@ -117,8 +118,8 @@ def apply_plays(
 def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | LaidOff:
     """Return the public event of a play made by a seat at this table (not checked: see `apply_plays`)."""
     if isinstance(play, Meld):
-        return Melded(seat=seat, cards=play.cards, meld=len(table))
-    return LaidOff(seat=seat, card=play.card, meld=play.meld)
+        return Melded(seat, play.cards, len(table))  # (seat, cards, meld)
+    return LaidOff(seat, play.card, play.meld)  # (seat, card, meld)
 
 
 def _checked(play: object, *, seat: int, holding: int, table: Table, rules: Rules) -> Melded | LaidOff:
