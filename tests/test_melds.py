@@ -535,6 +535,16 @@ def test_min_deadwood_matches_reference_rank_heavy_holdings(rules, mask, form):
 
 
 @pytest.mark.parametrize("rules", RULE_SETS)
+@settings(max_examples=200, deadline=None)
+@given(mask=st.one_of(small_holdings, rank_heavy_holdings()))
+def test_has_meld_is_true_exactly_when_a_reference_meld_lies_within_the_holding_r5(rules, mask):
+    has = arranger(rules).has_meld(mask)
+    assert has == any(meld & mask == meld for meld in reference_melds(rules.ace))
+    if not has:  # the fast path of greedy's play: arrange would find nothing to meld
+        assert arranger(rules).arrange(mask).melds == ()
+
+
+@pytest.mark.parametrize("rules", RULE_SETS)
 @settings(max_examples=100, deadline=None)
 @given(mask=st.one_of(small_holdings, rank_heavy_holdings()))
 def test_arrange_by_ranks_matches_reference(rules, mask):

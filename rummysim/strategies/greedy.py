@@ -28,6 +28,8 @@ def takes_discard(holding: int, top: int, *, fits: int, arr: Arranger) -> bool:
 
 
 def _melds_and_lay_offs(holding: int, table: list[int], fits: int, arr: Arranger) -> tuple[list[Play], int]:
+    if not fits & holding and not arr.has_meld(holding):
+        return [], holding  # nothing to play: what the arrangement below would find, found faster
     best = arr.arrange(holding)
     if not best.melds and not fits & holding:
         return [], holding
