@@ -19,7 +19,7 @@ from rummysim.cards import card_points, highest_card, iter_cards
 from rummysim.moves import Meld, Pile, Play
 from rummysim.rules import Rules
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
-from rummysim.strategies.tactics import discardable, fitting_cards, lay_off_all, leaves_legal_holding
+from rummysim.strategies.tactics import fitting_cards, lay_off_all, leaves_legal_holding
 
 
 def takes_discard(holding: int, top: int, *, fits: int, arr: Arranger) -> bool:
@@ -58,7 +58,7 @@ def plan_plays(
 
 def choose_discard(holding: int, *, taken: int | None, rules: Rules, arr: Arranger) -> int:
     """Return greedy's discard: the highest deadwood card other than `taken` (R4.3, R4.5)."""
-    allowed = discardable(holding, taken)
+    allowed = holding & ~(1 << taken) if taken is not None else holding  # discardable(holding, taken)
     dead = arr.deadwood_cards(holding) & allowed
     if dead:
         return highest_card(dead, ace_value=rules.ace_value)
@@ -93,20 +93,24 @@ class Greedy(Strategy):
             self._fits_table, self._fits = view.table, fitting_cards(self._masks, view.rules.ace)
         return self._fits
 
+    # The decisions test the two caches inline (the same tests as `_arrange` and `_fitting`):
+    # a call fewer each, three times a turn.
     def draw(self, view: PlayerView) -> Pile:
-        top = view.top_discard
-        if top is not None and takes_discard(
-            view.holding, top, fits=self._fitting(view), arr=self._arrange(view.rules)
-        ):
-            return Pile.DISCARD
-        return Pile.STOCK
+        pile = view.discard_pile
+        if not pile:
+            return Pile.STOCK
+        fits = self._fits if view.table is self._fits_table else self._fitting(view)
+        arr = self._arranger if view.rules is self._rules else self._arrange(view.rules)
+        return Pile.DISCARD if takes_discard(view.holding, pile[-1], fits=fits, arr=arr) else Pile.STOCK
 
     def play(self, view: PlayerView) -> list[Play]:
-        fits = self._fitting(view)  # also caches the table's masks
-        plays, _ = plan_plays(
-            view.holding, self._masks, fits=fits, rules=view.rules, taken=view.taken, arr=self._arrange(view.rules)
-        )
+        fits = self._fits if view.table is self._fits_table else self._fitting(view)  # caches the table's masks too
+        rules = view.rules
+        arr = self._arranger if rules is self._rules else self._arrange(rules)
+        plays, _ = plan_plays(view.holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr)
         return plays
 
     def discard(self, view: PlayerView) -> int:
-        return choose_discard(view.holding, taken=view.taken, rules=view.rules, arr=self._arrange(view.rules))
+        rules = view.rules
+        arr = self._arranger if rules is self._rules else self._arrange(rules)
+        return choose_discard(view.holding, taken=view.taken, rules=rules, arr=arr)
