@@ -28,20 +28,30 @@ def takes_discard(holding: int, top: int, *, fits: int, arr: Arranger) -> bool:
 
 
 def _melds_and_lay_offs(holding: int, table: list[int], fits: int, arr: Arranger) -> tuple[list[Play], int]:
+    """Return the best arrangement's melds, every lay-off after them, and the holding left (R5, R6).
+
+    `fits` is `fitting_cards(table)`: with the new melds' own fits it tells when nothing is left to lay off.
+    """
     if not fits & holding and not arr.has_meld(holding):
         return [], holding  # nothing to play: what the arrangement below would find, found faster
     best = arr.arrange(holding)
     if not best.melds and not fits & holding:
         return [], holding
-    extended = table + list(best.melds)
-    lay_offs, left = lay_off_all(best.deadwood_cards, extended, arr.ace)
-    return [*(Meld(m) for m in best.melds), *lay_offs], left
+    melds: list[Play] = [Meld(m) for m in best.melds]
+    dead = best.deadwood_cards
+    if not (fits | fitting_cards(best.melds, arr.ace)) & dead:
+        return melds, dead  # no card left fits any meld: lay_off_all would lay none off
+    lay_offs, left = lay_off_all(dead, table + list(best.melds), arr.ace)
+    return [*melds, *lay_offs], left
 
 
 def plan_plays(
     holding: int, table: list[int], *, fits: int, rules: Rules, taken: int | None, arr: Arranger
 ) -> tuple[list[Play], int]:
-    """Return greedy's plays for a holding and the holding they leave (R4.7, R5, R6, R7.2)."""
+    """Return greedy's plays for a holding and the holding they leave (R4.7, R5, R6, R7.2).
+
+    `table` holds the melds' masks and `fits` the cards that lay off on them (`fitting_cards`).
+    """
     plays, left = _melds_and_lay_offs(holding, table, fits, arr)
     if not left and plays and not leaves_legal_holding(0, n_played=1, rules=rules, taken=taken):
         ace_value = rules.ace_value
