@@ -101,7 +101,7 @@ def apply_plays(
     after: Table = tuple(table)
     events: list[Melded | LaidOff] = []
     for play in plays:
-        event = _checked(play, seat=seat, holding=holding, table=after, rules=rules)
+        event = _checked(play, seat, holding, after, rules)
         holding, after = apply_event(event, holding=holding, table=after)
         events.append(event)
     if not holding and events and rules.going_out is GoingOut.DISCARD:
@@ -112,7 +112,7 @@ def apply_plays(
             f"the plays leave only {card_code(taken)}, taken from the discard pile this turn, "
             "which may not be discarded",
         )
-    return Applied(holding=holding, table=after, events=tuple(events))
+    return Applied(holding, after, tuple(events))  # (holding, table, events)
 
 
 def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | LaidOff:
@@ -122,7 +122,7 @@ def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | L
     return LaidOff(seat, play.card, play.meld)  # (seat, card, meld)
 
 
-def _checked(play: object, *, seat: int, holding: int, table: Table, rules: Rules) -> Melded | LaidOff:
+def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules) -> Melded | LaidOff:
     """Return the event of one play if it is legal now, else raise `Rejected` (R4.2, R5, R6.1)."""
     if isinstance(play, Meld):
         if not isinstance(play.cards, int) or play.cards <= 0 or play.cards & ~FULL_DECK:
@@ -135,7 +135,7 @@ def _checked(play: object, *, seat: int, holding: int, table: Table, rules: Rule
                 "R5.1, R5.2, R5.3, R9.1",
                 f"{play}: not a group of 3-4 of a rank nor a sequence of 3+ in a suit ({why}K-A-2 never wraps)",
             )
-        return event_of(play, seat=seat, table=table)
+        return Melded(seat, play.cards, len(table))  # event_of(play), inline
     if isinstance(play, LayOff):
         bit = 1 << play.card if isinstance(play.card, int) and 0 <= play.card < 52 else 0
         if not bit & holding:
@@ -145,7 +145,7 @@ def _checked(play: object, *, seat: int, holding: int, table: Table, rules: Rule
         meld = table[play.meld].cards
         if not can_lay_off(meld, play.card, rules.ace):
             raise Rejected("R6.1", f"{play}: {card_or_shown(play.card)} does not fit {meld_text(meld)}")
-        return event_of(play, seat=seat, table=table)
+        return LaidOff(seat, play.card, play.meld)  # event_of(play), inline
     raise Rejected("R4.2", f"play {play!r} is neither a Meld nor a LayOff")
 
 
