@@ -63,6 +63,13 @@ class Arranger:
         runs = [self._lane_runs(lane) for lane in range(1 << N_RANKS)]
         self._suit_runs = [[tuple(r << (13 * suit) for r in lane) for lane in runs] for suit in range(4)]
         self._by_ranks = lru_cache(maxsize=1 << 16)(self._arrange_by_ranks)
+        # per lane, its cards that lie in a sequence within it; three in a row suffice (R5.2, R9.1)
+        threes = [q for q in lane_sequences(ace) if q.bit_count() == 3]
+        self._lane_in_sequence = [0] * (1 << N_RANKS)
+        for lane in range(1 << N_RANKS):
+            for q in threes:
+                if q & lane == q:
+                    self._lane_in_sequence[lane] |= q
 
     def _build_lane_table(self) -> tuple[list[int], list[int]]:
         """Return the least sequences-only deadwood of every lane and the sequence that achieves it."""
@@ -134,6 +141,18 @@ class Arranger:
             return True
         dead = self._lane_dead_cards
         return dead[c] != c or dead[d] != d or dead[h] != h or dead[s] != s
+
+    def in_meld(self, card: int, mask: int) -> bool:
+        """Return True if a card of the mask lies in a meld within it (R5).
+
+        If not, the card is deadwood in every arrangement: the least deadwood with it is
+        the least deadwood without it plus the card's points.
+        """
+        rank = card % N_RANKS
+        if self._lane_in_sequence[mask >> (card - rank) & LANE] >> rank & 1:
+            return True
+        column = mask >> rank  # the rank's four cards, one a lane apart
+        return (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) >= 3
 
     def arrange(self, mask: int) -> Arrangement:
         """Return an arrangement of a holding mask with the least deadwood."""
