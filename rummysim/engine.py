@@ -165,7 +165,7 @@ class _Hand:
         return self._view
 
     def emit(self, event: Event) -> None:
-        """Log a public event; the views built so far are out of date. Draws and discards inline this."""
+        """Log a public event; the views built so far are out of date."""
         self._view = None
         self.history.append(event)
         if self.watched:
@@ -239,41 +239,98 @@ class _Hand:
             rule=rejected.rule,
         )
 
-    # -- a turn ----------------------------------------------------------------------
-    def draw(self, seat: int) -> None:
-        """R4.1, R4.6, R4.8, R10."""
-        view = self.view(seat)
-        if self.time_limit is None:
-            try:
-                answer = self.draws[seat](view)
-            except Exception as exc:
-                raise self._crash(seat, "draw", exc) from exc
-        else:
-            answer = self.ask(seat, "draw", view)
-        if answer is Pile.STOCK or (answer is Pile.DISCARD and self.discard_pile):
-            pile = answer  # the common, legal answers, checked inline for speed
-        else:
-            try:
-                pile = check_draw(answer, discard_pile_size=len(self.discard_pile))
-            except Rejected as rejected:
-                raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
-        if pile is Pile.DISCARD:
-            card = self.discard_pile.pop()
-            self.taken = card
-            face_up: int | None = card
-        else:
-            if not self.stock:
-                self.rebuild()
-            card = self.stock.pop()
-            face_up = None
-        self.drawn = card
-        self.holdings[seat] |= 1 << card
-        self.sizes[seat] += 1
-        event = _new(Drew, (seat, pile, face_up))
-        self._view = None  # emit(event), inline
-        self.history.append(event)
-        if self.watched:
-            self.watch(event)
+    # -- the turns ----------------------------------------------------------------------
+    def play_out(self, seat: int) -> tuple[int | None, WentOutBy | None, bool]:
+        """Play turns from `seat` on until one goes out (R7); raise `_Stalled` if the hand stalls (R10.2).
+
+        Return the winner, how it went out and whether it went rummy (R8.3). A turn asks the
+        seat to draw (R4.1), play (R4.2) and discard (R4.3), and checks each answer before it
+        is applied (`rummysim.moves`, `rummysim.table`). The steps are written out in this one
+        loop rather than as methods because they run some thirty times a hand.
+        """
+        rules, n, history, holdings, sizes = self.rules, self.n, self.history, self.holdings, self.sizes
+        draws, plays, discards = self.draws, self.plays, self.discards
+        answer: Any  # whatever a bot returns, checked before use
+        while True:
+            if self.turn >= rules.stall_after_turns:
+                raise _Stalled
+            melded_before = self.has_melded[seat]
+            self.drawn = self.taken = self._view = None
+            start_event = len(history)
+
+            # draw (R4.1, R4.6, R4.8, R10)
+            view = self.view(seat)
+            if self.time_limit is None:
+                try:
+                    answer = draws[seat](view)
+                except Exception as exc:
+                    raise self._crash(seat, "draw", exc) from exc
+            else:
+                answer = self.ask(seat, "draw", view)
+            if answer is Pile.STOCK or (answer is Pile.DISCARD and self.discard_pile):
+                pile = answer  # the common, legal answers, checked inline
+            else:
+                try:
+                    pile = check_draw(answer, discard_pile_size=len(self.discard_pile))
+                except Rejected as rejected:
+                    raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
+            if pile is Pile.DISCARD:
+                card = self.discard_pile.pop()
+                self.taken = face_up = card
+            else:
+                if not self.stock:
+                    self.rebuild()
+                card = self.stock.pop()
+                face_up = None
+            self.drawn = card
+            holdings[seat] |= 1 << card
+            sizes[seat] += 1
+            self.emit(_new(Drew, (seat, pile, face_up)))
+
+            # play (R4.2, R4.4, R4.7, R5, R6, R7.2)
+            view = self.view(seat)
+            if self.time_limit is None:
+                try:
+                    answer = plays[seat](view)
+                except Exception as exc:
+                    raise self._crash(seat, "play", exc) from exc
+            else:
+                answer = self.ask(seat, "play", view)
+            went_out_by = None
+            if answer is not None and not (type(answer) in (list, tuple) and not answer):
+                went_out_by = self.apply(seat, answer)
+
+            # discard (R4.3, R4.5, R7.1), unless the plays went out
+            if went_out_by is None:
+                view = self.view(seat)  # the play's view again, unless the seat played
+                if self.time_limit is None:
+                    try:
+                        answer = discards[seat](view)
+                    except Exception as exc:
+                        raise self._crash(seat, "discard", exc) from exc
+                else:
+                    answer = self.ask(seat, "discard", view)
+                holding = holdings[seat]
+                if type(answer) is int and 0 <= answer < 52 and holding >> answer & 1 and answer != self.taken:
+                    card = answer  # the common, legal answer, checked inline
+                else:
+                    try:
+                        card = check_discard(answer, holding=holding, taken=self.taken)
+                    except Rejected as rejected:
+                        raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
+                holdings[seat] = holding ^ 1 << card
+                sizes[seat] -= 1
+                self.discard_pile.append(card)
+                self.emit(_new(Discarded, (seat, card)))
+                if not holding ^ 1 << card:
+                    went_out_by = WentOutBy.DISCARD
+
+            if self.trace is not None:
+                _record_turn(self, seat, start_event)
+            self.turn += 1
+            if went_out_by is not None:
+                return seat, went_out_by, not melded_before
+            seat = (seat + 1) % n
 
     def rebuild(self) -> None:
         """Shuffle the discard pile but its top card into a new stock, or stall (R10.1, R10.2)."""
@@ -286,30 +343,20 @@ class _Hand:
         self.n_rebuilds += 1
         self.emit(StockRebuilt(len(cards)))
 
-    def play(self, seat: int) -> WentOutBy | None:
-        """R4.2, R4.4, R4.7, R5, R6, R7.2; return how the seat went out, if it did."""
-        view = self.view(seat)
-        if self.time_limit is None:
-            try:
-                answer = self.plays[seat](view)
-            except Exception as exc:
-                raise self._crash(seat, "play", exc) from exc
-        else:
-            answer = self.ask(seat, "play", view)
-        if answer is None or (type(answer) in (list, tuple) and not answer):
-            return None
+    def apply(self, seat: int, answer: object) -> WentOutBy | None:
+        """Check and make a seat's plays (R4.2, R4.4, R4.7, R5, R6, R7.2); return how it went out, if it did."""
         try:
-            answer = plain_plays(answer)
+            plays = plain_plays(answer)
         except Rejected as rejected:
             raise self.illegal(seat, f"play {shown(answer)}", rejected) from None
-        if not answer:
+        if not plays:
             return None
         try:
             holding, table, events = apply_plays(
-                answer, seat=seat, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
+                plays, seat=seat, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
             )
         except Rejected as rejected:
-            raise self.illegal(seat, "; ".join(map(str, answer)), rejected) from None
+            raise self.illegal(seat, "; ".join(map(str, plays)), rejected) from None
         self.holdings[seat], self.table = holding, table
         self.sizes[seat] = holding.bit_count()
         self.has_melded[seat] = True
@@ -318,33 +365,6 @@ class _Hand:
         if holding:
             return None
         return WentOutBy.MELD if isinstance(events[-1], Melded) else WentOutBy.LAY_OFF
-
-    def discard(self, seat: int) -> WentOutBy | None:
-        """R4.3, R4.5; return `WentOutBy.DISCARD` if that was the last card (R7.1)."""
-        view = self.view(seat)
-        if self.time_limit is None:
-            try:
-                answer = self.discards[seat](view)
-            except Exception as exc:
-                raise self._crash(seat, "discard", exc) from exc
-        else:
-            answer = self.ask(seat, "discard", view)
-        if type(answer) is int and 0 <= answer < 52 and self.holdings[seat] >> answer & 1 and answer != self.taken:
-            card = answer  # the common, legal case, checked inline for speed
-        else:
-            try:
-                card = check_discard(answer, holding=self.holdings[seat], taken=self.taken)
-            except Rejected as rejected:
-                raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
-        self.holdings[seat] ^= 1 << card
-        self.sizes[seat] -= 1
-        self.discard_pile.append(card)
-        event = _new(Discarded, (seat, card))
-        self._view = None  # emit(event), inline
-        self.history.append(event)
-        if self.watched:
-            self.watch(event)
-        return None if self.holdings[seat] else WentOutBy.DISCARD
 
 
 def _record_turn(state: _Hand, seat: int, start: int) -> None:
@@ -418,28 +438,10 @@ def play_hand(
         seed=seed, game=game, hand=hand, trace=trace, audit=audit, time_limit=time_limit,
     )  # fmt: skip
     state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
-    seat = (dealer + 1) % n
-    winner: int | None = None
-    went_out_by: WentOutBy | None = None
-    went_rummy = False
     try:
-        while True:
-            if state.turn >= rules.stall_after_turns:
-                raise _Stalled
-            melded_before = state.has_melded[seat]
-            state.drawn = state.taken = state._view = None
-            start_event = len(state.history)
-            state.draw(seat)
-            went_out_by = state.play(seat) or state.discard(seat)
-            if state.trace is not None:
-                _record_turn(state, seat, start_event)
-            state.turn += 1
-            if went_out_by is not None:
-                winner, went_rummy = seat, not melded_before
-                break
-            seat = (seat + 1) % n
+        winner, went_out_by, went_rummy = state.play_out((dealer + 1) % n)
     except _Stalled:
-        pass
+        winner, went_out_by, went_rummy = None, None, False
     return _finish(state, winner=winner, went_out_by=went_out_by, went_rummy=went_rummy)
 
 
