@@ -285,7 +285,11 @@ class _Hand:
             self.drawn = card
             holdings[seat] |= 1 << card
             sizes[seat] += 1
-            self.emit(_new(Drew, (seat, pile, face_up)))
+            drew = _new(Drew, (seat, pile, face_up))
+            self._view = None  # self.emit(drew), written out
+            history.append(drew)
+            if self.watched:
+                self.watch(drew)
 
             # play (R4.2, R4.4, R4.7, R5, R6, R7.2)
             view = self.view(seat)
@@ -302,7 +306,7 @@ class _Hand:
 
             # discard (R4.3, R4.5, R7.1), unless the plays went out
             if went_out_by is None:
-                view = self.view(seat)  # the play's view again, unless the seat played
+                view = self._view or self.view(seat)  # the play's view again, unless the seat played
                 if self.time_limit is None:
                     try:
                         answer = discards[seat](view)
@@ -321,7 +325,11 @@ class _Hand:
                 holdings[seat] = holding ^ 1 << card
                 sizes[seat] -= 1
                 self.discard_pile.append(card)
-                self.emit(_new(Discarded, (seat, card)))
+                discarded = _new(Discarded, (seat, card))
+                self._view = None  # self.emit(discarded), written out
+                history.append(discarded)
+                if self.watched:
+                    self.watch(discarded)
                 if not holding ^ 1 << card:
                     went_out_by = WentOutBy.DISCARD
 

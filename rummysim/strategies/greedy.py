@@ -117,14 +117,27 @@ class Greedy(Strategy):
         arr = self._arranger if view.rules is self._rules else self._arrange(view.rules)
         return Pile.DISCARD if takes_discard(view.holding, pile[-1], fits=fits, arr=arr) else Pile.STOCK
 
+    # A holding in which `play` found no meld: `discard` then knows every card is deadwood.
+    _meldless: int = -1
+    _meldless_arranger: Arranger | None = None
+
     def play(self, view: PlayerView) -> list[Play]:
         fits = self._fits if view.table is self._fits_table else self._fitting(view)  # caches the table's masks too
         rules = view.rules
         arr = self._arranger if rules is self._rules else self._arrange(rules)
-        plays, _ = plan_plays(view.holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr)
+        holding = view.holding
+        if not fits & holding and not arr.has_meld(holding):  # plan_plays' first test, without the calls
+            self._meldless, self._meldless_arranger = holding, arr
+            return []
+        plays, _ = plan_plays(holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr)
         return plays
 
     def discard(self, view: PlayerView) -> int:
         rules = view.rules
         arr = self._arranger if rules is self._rules else self._arrange(rules)
-        return choose_discard(view.holding, taken=view.taken, rules=rules, arr=arr)
+        holding, taken = view.holding, view.taken
+        if holding == self._meldless and arr is self._meldless_arranger:
+            allowed = holding & ~(1 << taken) if taken is not None else holding
+            if allowed:  # choose_discard's answer: all of the holding is deadwood
+                return highest_card(allowed, ace_value=rules.ace_value)
+        return choose_discard(holding, taken=taken, rules=rules, arr=arr)
