@@ -51,6 +51,8 @@ from rummysim.timing import TooSlow, timed
 _new = tuple.__new__
 """Build a named tuple from a tuple of its fields, in order: a Python call fewer than ``Cls(...)``."""
 
+_STOCK, _DISCARD = Pile.STOCK, Pile.DISCARD  # a member read through its enum class costs a lookup each time
+
 
 class HandResult(NamedTuple):
     """What `play_hand` returns: the records and the public log of the hand."""
@@ -267,14 +269,14 @@ class _Hand:
                     raise self._crash(seat, "draw", exc) from exc
             else:
                 answer = self.ask(seat, "draw", view)
-            if answer is Pile.STOCK or (answer is Pile.DISCARD and self.discard_pile):
+            if answer is _STOCK or (answer is _DISCARD and self.discard_pile):
                 pile = answer  # the common, legal answers, checked inline
             else:
                 try:
                     pile = check_draw(answer, discard_pile_size=len(self.discard_pile))
                 except Rejected as rejected:
                     raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
-            if pile is Pile.DISCARD:
+            if pile is _DISCARD:
                 card = self.discard_pile.pop()
                 self.taken = face_up = card
             else:

@@ -82,6 +82,9 @@ def choose_discard(holding: int, *, taken: int | None, rules: Rules, arr: Arrang
     )
 
 
+_STOCK, _DISCARD = Pile.STOCK, Pile.DISCARD  # a member read through its enum class costs a lookup each time
+
+
 class Greedy(Strategy):
     """Meld at once, lay off what fits, discard the highest deadwood."""
 
@@ -112,10 +115,10 @@ class Greedy(Strategy):
     def draw(self, view: PlayerView) -> Pile:
         pile = view.discard_pile
         if not pile:
-            return Pile.STOCK
+            return _STOCK
         fits = self._fits if view.table is self._fits_table else self._fitting(view)
         arr = self._arranger if view.rules is self._rules else self._arrange(view.rules)
-        return Pile.DISCARD if takes_discard(view.holding, pile[-1], fits=fits, arr=arr) else Pile.STOCK
+        return _DISCARD if takes_discard(view.holding, pile[-1], fits=fits, arr=arr) else _STOCK
 
     # A holding in which `play` found no meld: `discard` then knows every card is deadwood.
     _meldless: int = -1
