@@ -370,8 +370,12 @@ class _Hand:
         self.holdings[seat], self.table = holding, table
         self.sizes[seat] = holding.bit_count()
         self.has_melded[seat] = True
-        for event in events:
-            self.emit(event)
+        if self.watched:
+            for event in events:
+                self.emit(event)
+        else:  # what emit does, for all the events at once
+            self._view = None
+            self.history.extend(events)
         if holding:
             return None
         return WentOutBy.MELD if isinstance(events[-1], Melded) else WentOutBy.LAY_OFF

@@ -51,6 +51,9 @@ class TableMeld(NamedTuple):
         return meld_text(self.cards)
 
 
+_new = tuple.__new__
+"""Build a named tuple from a tuple of all its fields, in order: a Python call fewer than ``Cls(...)``."""
+
 Table = tuple[TableMeld, ...]
 """The melds on the table, in the order played; `LayOff.meld` indexes it."""
 
@@ -75,10 +78,10 @@ def apply_event(event: Melded | LaidOff, *, holding: int, table: Sequence[TableM
     """
     # fields by position, in TableMeld's order (cards, melded_by, laid_off): this runs for every play
     if isinstance(event, Melded):
-        return holding ^ event.cards, (*table, TableMeld(event.cards, event.seat))
+        return holding ^ event.cards, (*table, _new(TableMeld, (event.cards, event.seat, ())))
     old = table[event.meld]
     bit = 1 << event.card
-    new = TableMeld(old.cards | bit, old.melded_by, (*old.laid_off, (event.card, event.seat)))
+    new = _new(TableMeld, (old.cards | bit, old.melded_by, (*old.laid_off, (event.card, event.seat))))
     return holding ^ bit, (*table[: event.meld], new, *table[event.meld + 1 :])
 
 
@@ -112,7 +115,7 @@ def apply_plays(
             f"the plays leave only {card_code(taken)}, taken from the discard pile this turn, "
             "which may not be discarded",
         )
-    return Applied(holding, after, tuple(events))  # (holding, table, events)
+    return _new(Applied, (holding, after, tuple(events)))  # (holding, table, events)
 
 
 def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | LaidOff:
@@ -135,7 +138,7 @@ def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules) 
                 "R5.1, R5.2, R5.3, R9.1",
                 f"{play}: not a group of 3-4 of a rank nor a sequence of 3+ in a suit ({why}K-A-2 never wraps)",
             )
-        return Melded(seat, play.cards, len(table))  # event_of(play), inline
+        return _new(Melded, (seat, play.cards, len(table)))  # event_of(play), inline: (seat, cards, meld)
     if isinstance(play, LayOff):
         bit = 1 << play.card if isinstance(play.card, int) and 0 <= play.card < 52 else 0
         if not bit & holding:
@@ -145,7 +148,7 @@ def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules) 
         meld = table[play.meld].cards
         if not can_lay_off(meld, play.card, rules.ace):
             raise Rejected("R6.1", f"{play}: {card_or_shown(play.card)} does not fit {meld_text(meld)}")
-        return LaidOff(seat, play.card, play.meld)  # event_of(play), inline
+        return _new(LaidOff, (seat, play.card, play.meld))  # event_of(play), inline: (seat, card, meld)
     raise Rejected("R4.2", f"play {play!r} is neither a Meld nor a LayOff")
 
 
