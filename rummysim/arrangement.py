@@ -154,6 +154,15 @@ class Arranger:
         column = mask >> rank  # the rank's four cards, one a lane apart
         return (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) >= 3
 
+    def lowers(self, mask: int, card: int) -> bool:
+        """Return True if adding a card to a holding lowers its least deadwood (R5, R8.2).
+
+        Only a card that lies in a meld with the holding can (`in_meld`); the deadwood is
+        compared only then.
+        """
+        with_card = mask | 1 << card
+        return self.in_meld(card, with_card) and self.deadwood(with_card) < self.deadwood(mask)
+
     def arrange(self, mask: int) -> Arrangement:
         """Return an arrangement of a holding mask with the least deadwood."""
         c, d, h, s = mask & LANE, mask >> 13 & LANE, mask >> 26 & LANE, mask >> 39

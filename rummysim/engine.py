@@ -112,9 +112,8 @@ class _Hand:
         self.discard_pile = list(start.discard_pile)
         self.stock = list(reversed(start.stock))  # top at the end, for pop()
         self.table: Table = start.table
-        self.has_melded = [False] * self.n
-        for m in start.table:
-            self.has_melded[m.melded_by] = True
+        # a tuple, shared by the views, made anew in the rare turn that changes it
+        self.has_melded = tuple(any(m.melded_by == seat for m in start.table) for seat in range(self.n))
         self._view: PlayerView | None = None
         self.history: list[Event] = []
         # each decision's bound methods by seat, looked up once per hand rather than once per question
@@ -159,7 +158,7 @@ class _Hand:
             tuple(self.discard_pile),  # discard_pile
             len(self.stock),  # stock_size
             tuple(self.sizes),  # holding_sizes
-            tuple(self.has_melded),  # has_melded
+            self.has_melded,  # has_melded
             self.scores,  # scores
             self.n_rebuilds,  # n_rebuilds
             tuple(self.history),  # history
@@ -369,7 +368,8 @@ class _Hand:
             raise self.illegal(seat, "; ".join(map(str, plays)), rejected) from None
         self.holdings[seat], self.table = holding, table
         self.sizes[seat] = holding.bit_count()
-        self.has_melded[seat] = True
+        if not self.has_melded[seat]:
+            self.has_melded = (*self.has_melded[:seat], True, *self.has_melded[seat + 1 :])
         if self.watched:
             for event in events:
                 self.emit(event)

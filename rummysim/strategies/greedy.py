@@ -24,11 +24,7 @@ from rummysim.strategies.tactics import fitting_cards, lay_off_all, leaves_legal
 
 def takes_discard(holding: int, top: int, *, fits: int, arr: Arranger) -> bool:
     """Return True if greedy takes `top`: it lays off (`fits`) or lowers the least deadwood."""
-    if fits >> top & 1:
-        return True
-    with_top = holding | 1 << top
-    # a card in no meld only adds its points (R8.2): the least deadwood can not fall
-    return arr.in_meld(top, with_top) and arr.deadwood(with_top) < arr.deadwood(holding)
+    return bool(fits >> top & 1) or arr.lowers(holding, top)
 
 
 def _melds_and_lay_offs(holding: int, table: list[int], fits: int, arr: Arranger) -> tuple[list[Play], int]:
