@@ -109,7 +109,7 @@ class _Hand:
         self.start = start
         self.holdings = list(start.holdings)
         self.sizes = [h.bit_count() for h in self.holdings]
-        self.discard_pile = list(start.discard_pile)
+        self.discard_pile = tuple(start.discard_pile)  # a tuple, shared by the views until it changes
         self.stock = list(reversed(start.stock))  # top at the end, for pop()
         self.table: Table = start.table
         # a tuple, shared by the views, made anew in the rare turn that changes it
@@ -155,7 +155,7 @@ class _Hand:
             self.drawn,  # drawn
             self.taken,  # taken
             self.table,  # table
-            tuple(self.discard_pile),  # discard_pile
+            self.discard_pile,  # discard_pile
             len(self.stock),  # stock_size
             tuple(self.sizes),  # holding_sizes
             self.has_melded,  # has_melded
@@ -276,7 +276,8 @@ class _Hand:
                 except Rejected as rejected:
                     raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
             if pile is _DISCARD:
-                card = self.discard_pile.pop()
+                card = self.discard_pile[-1]
+                self.discard_pile = self.discard_pile[:-1]
                 self.taken = face_up = card
             else:
                 if not self.stock:
@@ -325,7 +326,7 @@ class _Hand:
                         raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
                 holdings[seat] = holding ^ 1 << card
                 sizes[seat] -= 1
-                self.discard_pile.append(card)
+                self.discard_pile += (card,)
                 discarded = _new(Discarded, (seat, card))
                 self._view = None  # self.emit(discarded), written out
                 history.append(discarded)
