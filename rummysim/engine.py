@@ -39,7 +39,7 @@ from rummysim.moves import (
     plain_plays,
     shown,
 )
-from rummysim.records import HandRecord, TurnRecord
+from rummysim.records import HandRecord, TurnRecord, hand_records
 from rummysim.rules import Rules
 from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
@@ -462,36 +462,17 @@ def play_hand(
 
 def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, went_rummy: bool) -> HandResult:
     """Score the hand (R8.1-R8.3) and build its records."""
-    rules, n, holdings, names = state.rules, state.n, state.holdings, state.names
-    game, hand, dealer, turns, n_rebuilds = state.game, state.hand, state.dealer, state.turn, state.n_rebuilds
+    rules, holdings = state.rules, state.holdings
     left = [points(h, ace_value=rules.ace_value) for h in holdings]
     multiplier = rules.rummy_multiplier if went_rummy else 1
     won_points = sum(left) * multiplier if winner is not None else 0
     stalled = winner is None
     state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(holdings)))
-    how = went_out_by.value if went_out_by is not None else None
-    # by position, in HandRecord's field order (a record per seat and hand: keywords cost more)
-    records = tuple(
-        _new(HandRecord, (
-            game,  # game
-            hand,  # hand
-            seat,  # seat
-            names[seat],  # strategy
-            dealer,  # dealer
-            (seat - dealer - 1) % n,  # position
-            seat == winner,  # won
-            won_points if seat == winner else 0,  # points
-            state.scores[seat] + (won_points if seat == winner else 0),  # score
-            how,  # went_out_by
-            went_rummy,  # went_rummy
-            multiplier,  # multiplier
-            stalled,  # stalled
-            turns,  # turns
-            n_rebuilds,  # n_rebuilds
-            to_text(holdings[seat]),  # holding_end
-            left[seat],  # holding_points
-        ))
-        for seat in range(n)
+    records = hand_records(
+        game=state.game, hand=state.hand, dealer=state.dealer, names=state.names, scores=state.scores,
+        holdings=holdings, holding_points=left, winner=winner, points=won_points,
+        went_out_by=went_out_by.value if went_out_by is not None else None, went_rummy=went_rummy,
+        multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
     )  # fmt: skip
     return HandResult(
         records, winner, won_points, went_out_by, went_rummy, stalled, tuple(state.history),
