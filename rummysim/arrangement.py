@@ -59,7 +59,17 @@ class Arranger:
         self._values = [card_points(r, ace_value=ace_value) for r in range(N_RANKS)]
         self._lane_deadwood, self._lane_choice = self._build_lane_table()
         self._lane_dead_cards = [self._lane_leftover(lane) for lane in range(1 << N_RANKS)]
+        # per suit, every lane's best sequences as masks of that suit: an arrangement reads them off
+        runs = [self._lane_runs(lane) for lane in range(1 << N_RANKS)]
+        self._suit_runs = [[tuple(r << (13 * suit) for r in lane) for lane in runs] for suit in range(4)]
         self._by_ranks = lru_cache(maxsize=1 << 16)(self._arrange_by_ranks)
+        # per lane, its cards that lie in a sequence within it; three in a row suffice (R5.2, R9.1)
+        threes = [q for q in lane_sequences(ace) if q.bit_count() == 3]
+        self._lane_in_sequence = [0] * (1 << N_RANKS)
+        for lane in range(1 << N_RANKS):
+            for q in threes:
+                if q & lane == q:
+                    self._lane_in_sequence[lane] |= q
 
     def _build_lane_table(self) -> tuple[list[int], list[int]]:
         """Return the least sequences-only deadwood of every lane and the sequence that achieves it."""
@@ -86,6 +96,18 @@ class Arranger:
             lane ^= sequence
         return dead
 
+    def _lane_runs(self, lane: int) -> tuple[int, ...]:
+        """Return the sequences of a lane's best arrangement (what `_lane_leftover` leaves out)."""
+        runs = []
+        while lane:
+            sequence = self._lane_choice[lane]
+            if sequence:
+                runs.append(sequence)
+            else:
+                sequence = lane & -lane
+            lane ^= sequence
+        return tuple(runs)
+
     def deadwood(self, mask: int) -> int:
         """Return the least deadwood of a holding mask (R5, R8.2)."""
         table = self._lane_deadwood
@@ -108,6 +130,39 @@ class Arranger:
             return min(kept, grouped, grouped + best_triple)
         return min(kept, grouped)
 
+    def has_meld(self, mask: int) -> bool:
+        """Return True if a meld lies within the holding: three cards of a rank or a sequence (R5).
+
+        When it is False, `arrange` finds no meld and every card is deadwood; this test is
+        the start of `arrange`, without building the arrangement.
+        """
+        c, d, h, s = mask & LANE, mask >> 13 & LANE, mask >> 26 & LANE, mask >> 39
+        if (c & d & (h | s)) | (h & s & (c | d)):
+            return True
+        dead = self._lane_dead_cards
+        return dead[c] != c or dead[d] != d or dead[h] != h or dead[s] != s
+
+    def in_meld(self, card: int, mask: int) -> bool:
+        """Return True if a card of the mask lies in a meld within it (R5).
+
+        If not, the card is deadwood in every arrangement: the least deadwood with it is
+        the least deadwood without it plus the card's points.
+        """
+        rank = card % N_RANKS
+        if self._lane_in_sequence[mask >> (card - rank) & LANE] >> rank & 1:
+            return True
+        column = mask >> rank  # the rank's four cards, one a lane apart
+        return (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) >= 3
+
+    def lowers(self, mask: int, card: int) -> bool:
+        """Return True if adding a card to a holding lowers its least deadwood (R5, R8.2).
+
+        Only a card that lies in a meld with the holding can (`in_meld`); the deadwood is
+        compared only then.
+        """
+        with_card = mask | 1 << card
+        return self.in_meld(card, with_card) and self.deadwood(with_card) < self.deadwood(mask)
+
     def arrange(self, mask: int) -> Arrangement:
         """Return an arrangement of a holding mask with the least deadwood."""
         c, d, h, s = mask & LANE, mask >> 13 & LANE, mask >> 26 & LANE, mask >> 39
@@ -128,21 +183,18 @@ class Arranger:
         dead = self._lane_dead_cards
         return dead[c] | dead[d] << 13 | dead[h] << 26 | dead[s] << 39
 
-    def _with_lanes(self, lanes: tuple[int, ...], groups: tuple[int, ...]) -> Arrangement:
-        """Complete an arrangement: each lane's best sequences, plus the given groups."""
-        melds = list(groups)
-        dead = 0
-        for suit, lane in enumerate(lanes):
-            while lane:
-                sequence = self._lane_choice[lane]
-                if sequence:
-                    melds.append(sequence << (13 * suit))
-                    lane ^= sequence
-                else:
-                    low = lane & -lane
-                    dead |= low << (13 * suit)
-                    lane ^= low
-        return Arrangement(tuple(sorted(melds)), dead, points(dead, ace_value=self.ace_value))
+    def _with_lanes(self, lanes: tuple[int, int, int, int], groups: tuple[int, ...]) -> Arrangement:
+        """Complete an arrangement: each lane's best sequences, plus the given groups.
+
+        The deadwood's points are its lanes' table entries: a lane's least deadwood is the
+        points of the cards its best sequences leave out.
+        """
+        c, d, h, s = lanes
+        runs = self._suit_runs
+        melds = tuple(sorted((*groups, *runs[0][c], *runs[1][d], *runs[2][h], *runs[3][s])))
+        dead, table = self._lane_dead_cards, self._lane_deadwood
+        cards = dead[c] | dead[d] << 13 | dead[h] << 26 | dead[s] << 39
+        return Arrangement(melds, cards, table[c] + table[d] + table[h] + table[s])
 
     def _arrange_grouped(self, mask: int, group_ranks: int) -> Arrangement:
         if group_ranks.bit_count() > self.MAX_ENUMERATED_GROUP_RANKS:
@@ -151,25 +203,27 @@ class Arranger:
 
     def _arrange_enumerated(self, mask: int, group_ranks: int) -> Arrangement:
         """Try every choice of groups over the ranks that have three or four cards."""
-        lanes = [mask >> (13 * suit) & LANE for suit in range(4)]
-        options = []
-        for rank in iter_cards(group_ranks):
-            present = [suit for suit in range(4) if lanes[suit] >> rank & 1]
-            groups = [0, sum(1 << 13 * s + rank for s in present)]
-            if len(present) == 4:
-                groups += [groups[1] ^ (1 << (13 * s + rank)) for s in present]
-            options.append(groups)
+        options: list[tuple[int, ...]] = []
+        while group_ranks:  # rank by rank, from the ace up
+            low = group_ranks & -group_ranks
+            group_ranks ^= low
+            column = low | low << 13 | low << 26 | low << 39
+            present = mask & column
+            if present == column:  # four of a rank: no group, the four, or one of its four triples
+                triples = (present ^ low, present ^ low << 13, present ^ low << 26, present ^ low << 39)
+                options.append((0, present, *triples))
+            else:
+                options.append((0, present))
         table = self._lane_deadwood
         best_value: int | None = None
         best_groups: tuple[int, ...] = ()
         for combo in itertools.product(*options):
-            taken = sum(combo)
-            rest = mask ^ taken
+            rest = mask ^ sum(combo)  # the groups of a combination are disjoint
             value = table[rest & LANE] + table[rest >> 13 & LANE] + table[rest >> 26 & LANE] + table[rest >> 39]
             if best_value is None or value < best_value:
                 best_value, best_groups = value, tuple(g for g in combo if g)
         rest = mask ^ sum(best_groups)
-        return self._with_lanes(tuple(rest >> (13 * suit) & LANE for suit in range(4)), best_groups)
+        return self._with_lanes((rest & LANE, rest >> 13 & LANE, rest >> 26 & LANE, rest >> 39), best_groups)
 
     def _arrange_by_ranks(self, mask: int) -> Arrangement:
         """Exact arrangement of a holding of any size by dynamic programming over ranks.

@@ -168,16 +168,23 @@ def _ranks_by_points(ace_value: int) -> tuple[int, ...]:
     return tuple(sorted(range(N_RANKS), key=lambda r: (card_points(r, ace_value=ace_value), r), reverse=True))
 
 
+@cache
+def _top_ranks(ace_value: int) -> tuple[int, ...]:
+    """Return, for every 13-bit set of ranks, its rank of most points (the higher rank in a tie); -1 if empty."""
+    order = _ranks_by_points(ace_value)
+    return tuple(next((r for r in order if span >> r & 1), -1) for span in range(1 << N_RANKS))
+
+
 def highest_card(mask: int, *, ace_value: int = 1) -> int:
     """Return the card of most points in a non-empty mask; higher rank, then suit, breaks a tie (R8.2).
 
     >>> card_code(highest_card(parse_cards("TS KC 9H")))
     'KC'
     """
-    span = rank_span(mask)
-    for rank in _ranks_by_points(ace_value):
-        if span >> rank & 1:
-            for suit in (3, 2, 1, 0):
-                if mask >> (13 * suit + rank) & 1:
-                    return 13 * suit + rank
-    raise CardError("highest_card: no cards given")
+    rank = _top_ranks(ace_value)[(mask | mask >> 13 | mask >> 26 | mask >> 39) & LANE]  # rank_span, inline
+    if rank < 0:
+        raise CardError("highest_card: no cards given")
+    for suit in (39, 26, 13, 0):  # the lanes of S, H, D, C: the higher suit first
+        if mask >> (suit + rank) & 1:
+            return suit + rank
+    raise AssertionError("unreachable: the rank is in the mask")

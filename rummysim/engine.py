@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from rummysim.cards import FULL_DECK, card_code, points, to_text
 from rummysim.dealing import Deal, deal
@@ -39,7 +39,7 @@ from rummysim.moves import (
     plain_plays,
     shown,
 )
-from rummysim.records import HandRecord, TurnRecord
+from rummysim.records import HandRecord, TurnRecord, hand_records
 from rummysim.rules import Rules
 from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
@@ -47,6 +47,11 @@ from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.strategies.sealed import SealedError
 from rummysim.table import Table, apply_plays
 from rummysim.timing import TooSlow, timed
+
+_new = tuple.__new__
+"""Build a named tuple from a tuple of its fields, in order: a Python call fewer than ``Cls(...)``."""
+
+_STOCK, _DISCARD = Pile.STOCK, Pile.DISCARD  # a member read through its enum class costs a lookup each time
 
 
 class HandResult(NamedTuple):
@@ -83,7 +88,7 @@ class _Hand:
         dealer: int,
         scores: tuple[int, ...],
         key: int,
-        context: str,
+        seed: int,
         game: int,
         hand: int,
         trace: bool,
@@ -99,21 +104,24 @@ class _Hand:
         self.dealer = dealer
         self.scores = scores
         self.key = key
-        self.context = context
+        self.seed = seed
         self.game, self.hand = game, hand
         self.start = start
         self.holdings = list(start.holdings)
         self.sizes = [h.bit_count() for h in self.holdings]
-        self.discard_pile = list(start.discard_pile)
+        self.discard_pile = tuple(start.discard_pile)  # a tuple, shared by the views until it changes
         self.stock = list(reversed(start.stock))  # top at the end, for pop()
         self.table: Table = start.table
-        self.has_melded = [False] * self.n
-        for m in start.table:
-            self.has_melded[m.melded_by] = True
+        # a tuple, shared by the views, made anew in the rare turn that changes it
+        self.has_melded = tuple(any(m.melded_by == seat for m in start.table) for seat in range(self.n))
         self._view: PlayerView | None = None
         self.history: list[Event] = []
-        self.decisions = [{"draw": s.draw, "play": s.play, "discard": s.discard} for s in strategies]
+        # each decision's bound methods by seat, looked up once per hand rather than once per question
+        self.draws = [s.draw for s in strategies]
+        self.plays = [s.play for s in strategies]
+        self.discards = [s.discard for s in strategies]
         self.observers = [(seat, s.observe) for seat, s in enumerate(strategies) if observes(s)]
+        self.watched = bool(self.observers) or audit  # whether an event needs more than logging
         self.turn = 0
         self.n_rebuilds = 0
         self.drawn: int | None = None
@@ -122,15 +130,21 @@ class _Hand:
         self.audit = audit
         self.time_limit = time_limit
 
+    @property
+    def context(self) -> str:
+        """Return how to replay this hand, for error messages (made only when one is raised)."""
+        return f"reproduce with seed={self.seed} game={self.game} hand={self.hand}"
+
     # -- views and events --------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
         """Return what a seat may see now; reused until the next event changes anything."""
         if self._view is not None and self._view.seat == seat:
             return self._view
         # Built by position, in PlayerView's field order, each value on its line with its field's
-        # name: a view is built two or three times a turn, and keywords cost 11% of the engine's
-        # hands/s (measured). tests/test_views.py checks every field of a view by name.
-        self._view = PlayerView(
+        # name, and with tuple.__new__ rather than PlayerView(...), whose generated __new__ is
+        # one more Python call: a view is built two or three times a turn (keywords cost 11% of
+        # the engine's hands/s, measured). tests/test_views.py checks every field of a view by name.
+        self._view = _new(PlayerView, (
             seat,  # seat
             self.n,  # n_players
             self.dealer,  # dealer
@@ -141,19 +155,25 @@ class _Hand:
             self.drawn,  # drawn
             self.taken,  # taken
             self.table,  # table
-            tuple(self.discard_pile),  # discard_pile
+            self.discard_pile,  # discard_pile
             len(self.stock),  # stock_size
             tuple(self.sizes),  # holding_sizes
-            tuple(self.has_melded),  # has_melded
+            self.has_melded,  # has_melded
             self.scores,  # scores
             self.n_rebuilds,  # n_rebuilds
             tuple(self.history),  # history
-        )
+        ))  # fmt: skip
         return self._view
 
     def emit(self, event: Event) -> None:
+        """Log a public event; the views built so far are out of date."""
         self._view = None
         self.history.append(event)
+        if self.watched:
+            self.watch(event)
+
+    def watch(self, event: Event) -> None:
+        """Audit the cards (R1.2) and show the event to the seats that observe."""
         if self.audit:
             self.check_cards()
         for seat, observe in self.observers:
@@ -180,10 +200,15 @@ class _Hand:
 
     # -- asking strategies ---------------------------------------------------------
     def ask(self, seat: int, decision: str, view: PlayerView) -> Any:
+        """Return a seat's answer to one decision, failing the hand if the bot raises or is too slow."""
+        decide = getattr(self.strategies[seat], decision)
+        if self.time_limit is None:  # the turn's methods ask inline in this case, for speed
+            try:
+                return decide(view)
+            except Exception as exc:
+                raise self._crash(seat, decision, exc) from exc
         try:
-            if self.time_limit is None:
-                return self.decisions[seat][decision](view)
-            return timed(self.decisions[seat][decision], view, self.time_limit)[0]
+            return timed(decide, view, self.time_limit)[0]
         except TooSlow:
             raise StrategyError(
                 f"seat {seat} ({self.names[seat]}) took longer than the time limit of {self.time_limit} s "
@@ -215,27 +240,107 @@ class _Hand:
             rule=rejected.rule,
         )
 
-    # -- a turn ----------------------------------------------------------------------
-    def draw(self, seat: int) -> None:
-        """R4.1, R4.6, R4.8, R10."""
-        answer = self.ask(seat, "draw", self.view(seat))
-        try:
-            pile = answer if answer is Pile.STOCK else check_draw(answer, discard_pile_size=len(self.discard_pile))
-        except Rejected as rejected:
-            raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
-        if pile is Pile.DISCARD:
-            card = self.discard_pile.pop()
-            self.taken = card
-            face_up: int | None = card
-        else:
-            if not self.stock:
-                self.rebuild()
-            card = self.stock.pop()
-            face_up = None
-        self.drawn = card
-        self.holdings[seat] |= 1 << card
-        self.sizes[seat] += 1
-        self.emit(Drew(seat, pile, face_up))
+    # -- the turns ----------------------------------------------------------------------
+    def play_out(self, seat: int) -> tuple[int | None, WentOutBy | None, bool]:
+        """Play turns from `seat` on until one goes out (R7); raise `_Stalled` if the hand stalls (R10.2).
+
+        Return the winner, how it went out and whether it went rummy (R8.3). A turn asks the
+        seat to draw (R4.1), play (R4.2) and discard (R4.3), and checks each answer before it
+        is applied (`rummysim.moves`, `rummysim.table`). The steps are written out in this one
+        loop rather than as methods because they run some thirty times a hand.
+        """
+        rules, n, history, holdings, sizes = self.rules, self.n, self.history, self.holdings, self.sizes
+        draws, plays, discards = self.draws, self.plays, self.discards
+        answer: Any  # whatever a bot returns, checked before use
+        while True:
+            if self.turn >= rules.stall_after_turns:
+                raise _Stalled
+            melded_before = self.has_melded[seat]
+            self.drawn = self.taken = self._view = None
+            start_event = len(history)
+
+            # draw (R4.1, R4.6, R4.8, R10)
+            view = self.view(seat)
+            if self.time_limit is None:
+                try:
+                    answer = draws[seat](view)
+                except Exception as exc:
+                    raise self._crash(seat, "draw", exc) from exc
+            else:
+                answer = self.ask(seat, "draw", view)
+            if answer is _STOCK or (answer is _DISCARD and self.discard_pile):
+                pile = answer  # the common, legal answers, checked inline
+            else:
+                try:
+                    pile = check_draw(answer, discard_pile_size=len(self.discard_pile))
+                except Rejected as rejected:
+                    raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
+            if pile is _DISCARD:
+                card = self.discard_pile[-1]
+                self.discard_pile = self.discard_pile[:-1]
+                self.taken = face_up = card
+            else:
+                if not self.stock:
+                    self.rebuild()
+                card = self.stock.pop()
+                face_up = None
+            self.drawn = card
+            holdings[seat] |= 1 << card
+            sizes[seat] += 1
+            drew = _new(Drew, (seat, pile, face_up))
+            self._view = None  # self.emit(drew), written out
+            history.append(drew)
+            if self.watched:
+                self.watch(drew)
+
+            # play (R4.2, R4.4, R4.7, R5, R6, R7.2)
+            view = self.view(seat)
+            if self.time_limit is None:
+                try:
+                    answer = plays[seat](view)
+                except Exception as exc:
+                    raise self._crash(seat, "play", exc) from exc
+            else:
+                answer = self.ask(seat, "play", view)
+            went_out_by = None
+            if answer is not None and not (type(answer) in (list, tuple) and not answer):
+                went_out_by = self.apply(seat, answer)
+
+            # discard (R4.3, R4.5, R7.1), unless the plays went out
+            if went_out_by is None:
+                view = self._view or self.view(seat)  # the play's view again, unless the seat played
+                if self.time_limit is None:
+                    try:
+                        answer = discards[seat](view)
+                    except Exception as exc:
+                        raise self._crash(seat, "discard", exc) from exc
+                else:
+                    answer = self.ask(seat, "discard", view)
+                holding = holdings[seat]
+                if type(answer) is int and 0 <= answer < 52 and holding >> answer & 1 and answer != self.taken:
+                    card = answer  # the common, legal answer, checked inline
+                else:
+                    try:
+                        card = check_discard(answer, holding=holding, taken=self.taken)
+                    except Rejected as rejected:
+                        raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
+                holdings[seat] = holding ^ 1 << card
+                sizes[seat] -= 1
+                self.discard_pile += (card,)
+                discarded = _new(Discarded, (seat, card))
+                self._view = None  # self.emit(discarded), written out
+                history.append(discarded)
+                if self.watched:
+                    self.watch(discarded)
+                if not holding ^ 1 << card:
+                    went_out_by = WentOutBy.DISCARD
+
+            if self.trace is not None:
+                _record_turn(self, seat, start_event)
+            self.turn += 1
+            if went_out_by is not None:
+                return seat, went_out_by, not melded_before
+            seat = (seat + 1) % n
 
     def rebuild(self) -> None:
         """Shuffle the discard pile but its top card into a new stock, or stall (R10.1, R10.2)."""
@@ -248,47 +353,33 @@ class _Hand:
         self.n_rebuilds += 1
         self.emit(StockRebuilt(len(cards)))
 
-    def play(self, seat: int) -> WentOutBy | None:
-        """R4.2, R4.4, R4.7, R5, R6, R7.2; return how the seat went out, if it did."""
-        answer = self.ask(seat, "play", self.view(seat))
-        if answer is None or (type(answer) in (list, tuple) and not answer):
-            return None
+    def apply(self, seat: int, answer: object) -> WentOutBy | None:
+        """Check and make a seat's plays (R4.2, R4.4, R4.7, R5, R6, R7.2); return how it went out, if it did."""
         try:
-            answer = plain_plays(answer)
+            plays = plain_plays(answer)
         except Rejected as rejected:
             raise self.illegal(seat, f"play {shown(answer)}", rejected) from None
-        if not answer:
+        if not plays:
             return None
         try:
             holding, table, events = apply_plays(
-                answer, seat=seat, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
+                plays, seat=seat, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
             )
         except Rejected as rejected:
-            raise self.illegal(seat, "; ".join(map(str, answer)), rejected) from None
+            raise self.illegal(seat, "; ".join(map(str, plays)), rejected) from None
         self.holdings[seat], self.table = holding, table
         self.sizes[seat] = holding.bit_count()
-        self.has_melded[seat] = True
-        for event in events:
-            self.emit(event)
+        if not self.has_melded[seat]:
+            self.has_melded = (*self.has_melded[:seat], True, *self.has_melded[seat + 1 :])
+        if self.watched:
+            for event in events:
+                self.emit(event)
+        else:  # what emit does, for all the events at once
+            self._view = None
+            self.history.extend(events)
         if holding:
             return None
         return WentOutBy.MELD if isinstance(events[-1], Melded) else WentOutBy.LAY_OFF
-
-    def discard(self, seat: int) -> WentOutBy | None:
-        """R4.3, R4.5; return `WentOutBy.DISCARD` if that was the last card (R7.1)."""
-        answer = self.ask(seat, "discard", self.view(seat))
-        if type(answer) is int and 0 <= answer < 52 and self.holdings[seat] >> answer & 1 and answer != self.taken:
-            card = answer  # the common, legal case, checked inline for speed
-        else:
-            try:
-                card = check_discard(answer, holding=self.holdings[seat], taken=self.taken)
-            except Rejected as rejected:
-                raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
-        self.holdings[seat] ^= 1 << card
-        self.sizes[seat] -= 1
-        self.discard_pile.append(card)
-        self.emit(Discarded(seat, card))
-        return None if self.holdings[seat] else WentOutBy.DISCARD
 
 
 def _record_turn(state: _Hand, seat: int, start: int) -> None:
@@ -349,61 +440,41 @@ def play_hand(
         start = deal(rules, dealer=dealer, key=key)
     elif len(start.holdings) != n:
         raise ConfigError(f"deal: {len(start.holdings)} holdings for {n} players (R3.2)")
-    strategies, labels = make_lineup(players, seed=seed, game=game)
-    if names is not None:
-        labels = list(names)
+    if names is not None and not any(isinstance(p, (str, Mapping)) for p in players):
+        # bots built and labelled already, as play_game passes them: what make_lineup would return
+        strategies, labels = cast("Sequence[Strategy]", players), names
+    else:
+        strategies, labels = make_lineup(players, seed=seed, game=game)
+        if names is not None:
+            labels = list(names)
     score_tuple = tuple(scores) if scores is not None else (0,) * n
     state = _Hand(
         strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, key=key,
-        context=f"reproduce with seed={seed} game={game} hand={hand}", game=game, hand=hand, trace=trace,
-        audit=audit, time_limit=time_limit,
+        seed=seed, game=game, hand=hand, trace=trace, audit=audit, time_limit=time_limit,
     )  # fmt: skip
     state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
-    seat = (dealer + 1) % n
-    winner: int | None = None
-    went_out_by: WentOutBy | None = None
-    went_rummy = False
     try:
-        while True:
-            if state.turn >= rules.stall_after_turns:
-                raise _Stalled
-            melded_before = state.has_melded[seat]
-            state.drawn = state.taken = state._view = None
-            start_event = len(state.history)
-            state.draw(seat)
-            went_out_by = state.play(seat) or state.discard(seat)
-            if state.trace is not None:
-                _record_turn(state, seat, start_event)
-            state.turn += 1
-            if went_out_by is not None:
-                winner, went_rummy = seat, not melded_before
-                break
-            seat = (seat + 1) % n
+        winner, went_out_by, went_rummy = state.play_out((dealer + 1) % n)
     except _Stalled:
-        pass
+        winner, went_out_by, went_rummy = None, None, False
     return _finish(state, winner=winner, went_out_by=went_out_by, went_rummy=went_rummy)
 
 
 def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, went_rummy: bool) -> HandResult:
     """Score the hand (R8.1-R8.3) and build its records."""
-    rules, n = state.rules, state.n
-    left = [points(h, ace_value=rules.ace_value) for h in state.holdings]
+    rules, holdings = state.rules, state.holdings
+    left = [points(h, ace_value=rules.ace_value) for h in holdings]
     multiplier = rules.rummy_multiplier if went_rummy else 1
     won_points = sum(left) * multiplier if winner is not None else 0
     stalled = winner is None
-    state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(state.holdings)))
-    how = went_out_by.value if went_out_by is not None else None
-    records = tuple(
-        HandRecord(
-            game=state.game, hand=state.hand, seat=seat, strategy=state.names[seat], dealer=state.dealer,
-            position=(seat - state.dealer - 1) % n, won=seat == winner, points=won_points if seat == winner else 0,
-            score=state.scores[seat] + (won_points if seat == winner else 0), went_out_by=how, went_rummy=went_rummy,
-            multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
-            holding_end=to_text(state.holdings[seat]), holding_points=left[seat],
-        )
-        for seat in range(n)
+    state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(holdings)))
+    records = hand_records(
+        game=state.game, hand=state.hand, dealer=state.dealer, names=state.names, scores=state.scores,
+        holdings=holdings, holding_points=left, winner=winner, points=won_points,
+        went_out_by=went_out_by.value if went_out_by is not None else None, went_rummy=went_rummy,
+        multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
     )  # fmt: skip
     return HandResult(
-        records=records, winner=winner, points=won_points, went_out_by=went_out_by, went_rummy=went_rummy,
-        stalled=stalled, events=tuple(state.history), turns=tuple(state.trace or ()), deal=state.start,
+        records, winner, won_points, went_out_by, went_rummy, stalled, tuple(state.history),
+        tuple(state.trace or ()), state.start,
     )  # fmt: skip

@@ -131,15 +131,17 @@ def plain_plays(answer: object) -> list[Play]:
         raise Rejected("R4.2", f"play answered {shown(answer)}, not a sequence of Meld and LayOff moves") from None
     plays: list[Play] = []
     for item in items:
+        # `type(x) is int` is plain_int's own first test, made here to save a call per field
         if isinstance(item, Meld):
             cards = item.cards
-            mask = plain_int(cards)
+            mask = cards if type(cards) is int else plain_int(cards)
             if mask is None:
                 raise Rejected("R4.2", f"meld {shown(cards)}: not a mask of cards (bits 0 to 51)")
             plays.append(Meld(mask))
         elif isinstance(item, LayOff):
             card, meld = item.card, item.meld
-            card_int, meld_int = plain_int(card), plain_int(meld)
+            card_int = card if type(card) is int else plain_int(card)
+            meld_int = meld if type(meld) is int else plain_int(meld)
             if card_int is None:
                 raise Rejected("R6.1", f"lay off {shown(card)}: not a card")
             if meld_int is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from rummysim.cards import parse_cards, points
+from rummysim.cards import parse_cards, points, to_text
 from rummysim.rules import Rules
 
 
@@ -87,6 +87,38 @@ class TurnRecord(NamedTuple):
     """The card discarded, or empty if the seat went out without one (R4.4)."""
     holding: str
     """The seat's cards after the turn."""
+
+
+def hand_records(
+    *, game: int, hand: int, dealer: int, names: Sequence[str], scores: Sequence[int], holdings: Sequence[int],
+    holding_points: Sequence[int], winner: int | None, points: int, went_out_by: str | None, went_rummy: bool,
+    multiplier: int, stalled: bool, turns: int, n_rebuilds: int,
+) -> tuple[HandRecord, ...]:  # fmt: skip
+    """Return each seat's record of one scored or stalled hand (R8, R10.2): `points` are the winner's."""
+    n = len(holdings)
+    # by position, in HandRecord's field order, with tuple.__new__: a record per seat and hand
+    return tuple(
+        tuple.__new__(HandRecord, (
+            game,  # game
+            hand,  # hand
+            seat,  # seat
+            names[seat],  # strategy
+            dealer,  # dealer
+            (seat - dealer - 1) % n,  # position
+            seat == winner,  # won
+            points if seat == winner else 0,  # points
+            scores[seat] + (points if seat == winner else 0),  # score
+            went_out_by,  # went_out_by
+            went_rummy,  # went_rummy
+            multiplier,  # multiplier
+            stalled,  # stalled
+            turns,  # turns
+            n_rebuilds,  # n_rebuilds
+            to_text(holdings[seat]),  # holding_end
+            holding_points[seat],  # holding_points
+        ))
+        for seat in range(n)
+    )  # fmt: skip
 
 
 def recompute_points(rows: Sequence[HandRecord], *, rules: Rules) -> int:

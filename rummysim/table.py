@@ -51,6 +51,9 @@ class TableMeld(NamedTuple):
         return meld_text(self.cards)
 
 
+_new = tuple.__new__
+"""Build a named tuple from a tuple of all its fields, in order: a Python call fewer than ``Cls(...)``."""
+
 Table = tuple[TableMeld, ...]
 """The melds on the table, in the order played; `LayOff.meld` indexes it."""
 
@@ -73,12 +76,13 @@ def apply_event(event: Melded | LaidOff, *, holding: int, table: Sequence[TableM
 
     The event is taken as played: `apply_plays` is where plays are checked.
     """
-    cards = cards_played(event)
+    # fields by position, in TableMeld's order (cards, melded_by, laid_off): this runs for every play
     if isinstance(event, Melded):
-        return holding ^ cards, (*table, TableMeld(cards=cards, melded_by=event.seat))
+        return holding ^ event.cards, (*table, _new(TableMeld, (event.cards, event.seat, ())))
     old = table[event.meld]
-    new = old._replace(cards=old.cards | cards, laid_off=(*old.laid_off, (event.card, event.seat)))
-    return holding ^ cards, (*table[: event.meld], new, *table[event.meld + 1 :])
+    bit = 1 << event.card
+    new = _new(TableMeld, (old.cards | bit, old.melded_by, (*old.laid_off, (event.card, event.seat))))
+    return holding ^ bit, (*table[: event.meld], new, *table[event.meld + 1 :])
 
 
 def apply_plays(
@@ -100,7 +104,7 @@ def apply_plays(
     after: Table = tuple(table)
     events: list[Melded | LaidOff] = []
     for play in plays:
-        event = _checked(play, seat=seat, holding=holding, table=after, rules=rules)
+        event = _checked(play, seat, holding, after, rules)
         holding, after = apply_event(event, holding=holding, table=after)
         events.append(event)
     if not holding and events and rules.going_out is GoingOut.DISCARD:
@@ -111,17 +115,17 @@ def apply_plays(
             f"the plays leave only {card_code(taken)}, taken from the discard pile this turn, "
             "which may not be discarded",
         )
-    return Applied(holding=holding, table=after, events=tuple(events))
+    return _new(Applied, (holding, after, tuple(events)))  # (holding, table, events)
 
 
 def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | LaidOff:
     """Return the public event of a play made by a seat at this table (not checked: see `apply_plays`)."""
     if isinstance(play, Meld):
-        return Melded(seat=seat, cards=play.cards, meld=len(table))
-    return LaidOff(seat=seat, card=play.card, meld=play.meld)
+        return Melded(seat, play.cards, len(table))  # (seat, cards, meld)
+    return LaidOff(seat, play.card, play.meld)  # (seat, card, meld)
 
 
-def _checked(play: object, *, seat: int, holding: int, table: Table, rules: Rules) -> Melded | LaidOff:
+def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules) -> Melded | LaidOff:
     """Return the event of one play if it is legal now, else raise `Rejected` (R4.2, R5, R6.1)."""
     if isinstance(play, Meld):
         if not isinstance(play.cards, int) or play.cards <= 0 or play.cards & ~FULL_DECK:
@@ -134,7 +138,7 @@ def _checked(play: object, *, seat: int, holding: int, table: Table, rules: Rule
                 "R5.1, R5.2, R5.3, R9.1",
                 f"{play}: not a group of 3-4 of a rank nor a sequence of 3+ in a suit ({why}K-A-2 never wraps)",
             )
-        return event_of(play, seat=seat, table=table)
+        return _new(Melded, (seat, play.cards, len(table)))  # event_of(play), inline: (seat, cards, meld)
     if isinstance(play, LayOff):
         bit = 1 << play.card if isinstance(play.card, int) and 0 <= play.card < 52 else 0
         if not bit & holding:
@@ -144,7 +148,7 @@ def _checked(play: object, *, seat: int, holding: int, table: Table, rules: Rule
         meld = table[play.meld].cards
         if not can_lay_off(meld, play.card, rules.ace):
             raise Rejected("R6.1", f"{play}: {card_or_shown(play.card)} does not fit {meld_text(meld)}")
-        return event_of(play, seat=seat, table=table)
+        return _new(LaidOff, (seat, play.card, play.meld))  # event_of(play), inline: (seat, card, meld)
     raise Rejected("R4.2", f"play {play!r} is neither a Meld nor a LayOff")
 
 

@@ -535,6 +535,29 @@ def test_min_deadwood_matches_reference_rank_heavy_holdings(rules, mask, form):
 
 
 @pytest.mark.parametrize("rules", RULE_SETS)
+@settings(max_examples=200, deadline=None)
+@given(mask=st.one_of(small_holdings, rank_heavy_holdings()))
+def test_has_meld_is_true_exactly_when_a_reference_meld_lies_within_the_holding_r5(rules, mask):
+    has = arranger(rules).has_meld(mask)
+    assert has == any(meld & mask == meld for meld in reference_melds(rules.ace))
+    if not has:  # the fast path of greedy's play: arrange would find nothing to meld
+        assert arranger(rules).arrange(mask).melds == ()
+
+
+@pytest.mark.parametrize("rules", RULE_SETS)
+@settings(max_examples=200, deadline=None)
+@given(mask=st.one_of(small_holdings, rank_heavy_holdings()), pick=st.integers(0, 51))
+def test_in_meld_is_true_exactly_when_a_reference_meld_holds_the_card_r5(rules, mask, pick):
+    cards = [c for c in range(52) if mask >> c & 1]
+    card = cards[pick % len(cards)]
+    in_meld = arranger(rules).in_meld(card, mask)
+    assert in_meld == any(meld >> card & 1 and meld & mask == meld for meld in reference_melds(rules.ace))
+    if not in_meld:  # greedy's draw leans on this: such a card only adds its points to the deadwood
+        card_value = points(1 << card, ace_value=rules.ace_value)
+        assert oracle_deadwood(mask, rules) == oracle_deadwood(mask ^ 1 << card, rules) + card_value
+
+
+@pytest.mark.parametrize("rules", RULE_SETS)
 @settings(max_examples=100, deadline=None)
 @given(mask=st.one_of(small_holdings, rank_heavy_holdings()))
 def test_arrange_by_ranks_matches_reference(rules, mask):

@@ -11,7 +11,8 @@ from conftest import Scripted
 from rummysim.cards import parse_card, parse_cards
 from rummysim.dealing import Deal
 from rummysim.engine import play_hand
-from rummysim.moves import Drew, Pile
+from rummysim.moves import Drew, Meld, Pile
+from rummysim.records import HandRecord
 from rummysim.rules import Rules
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.greedy import Greedy
@@ -116,3 +117,40 @@ def test_every_field_of_a_view_holds_what_its_name_says():
     }
     assert [type(e).__name__ for e in view.history] == ["HandStarted", "Drew"]
     assert view.history[1] == Drew(0, Pile.DISCARD, parse_card("KD"))
+
+
+def test_every_field_of_a_hand_record_holds_what_its_name_says():
+    """The engine builds hand records by position for speed; this pins each field to its meaning (R7, R8)."""
+    start = Deal.of(["7H 8H", "2C 5D"], discard_pile="KD", stock="9H 4C 6C")
+    winner = Scripted(draws=[Pile.STOCK], plays=[[Meld.of("7H 8H 9H")]])
+    rules = Rules(cards_dealt=2)
+    result = play_hand(
+        [winner, Scripted()], rules=rules, start=start, dealer=1, scores=(12, 30), game=4, hand=3, names=["w", "l"]
+    )
+    common = {"game": 4, "hand": 3, "dealer": 1, "went_out_by": "meld", "went_rummy": True, "multiplier": 2}
+    common |= {"stalled": False, "turns": 1, "n_rebuilds": 0}
+    assert [r._asdict() for r in result.records] == [
+        {
+            **common,
+            "seat": 0,
+            "strategy": "w",
+            "position": 0,
+            "won": True,
+            "points": 14,  # (2 + 5) x 2 for going rummy (R8.3)
+            "score": 26,
+            "holding_end": "",
+            "holding_points": 0,
+        },
+        {
+            **common,
+            "seat": 1,
+            "strategy": "l",
+            "position": 1,
+            "won": False,
+            "points": 0,
+            "score": 30,
+            "holding_end": "2C 5D",
+            "holding_points": 7,
+        },
+    ]
+    assert all(type(r) is HandRecord for r in result.records)

@@ -8,7 +8,6 @@ from rummysim.cards import iter_cards
 from rummysim.melds import can_lay_off, lay_off_fits, meld_table
 from rummysim.moves import LayOff
 from rummysim.rules import Ace, GoingOut, Rules
-from rummysim.table import place
 
 
 def melds_in(holding: int, ace: Ace) -> list[int]:
@@ -43,9 +42,10 @@ def lay_off_all(holding: int, table: list[int], ace: Ace) -> tuple[list[LayOff],
         for i, meld in enumerate(table):
             fits = lay_off_fits(meld, ace) & holding
             if fits:
-                play = LayOff((fits & -fits).bit_length() - 1, i)
-                plays.append(play)
-                holding = place((play,), holding=holding, melds=table)
+                low = fits & -fits  # the lowest card that fits
+                plays.append(LayOff(low.bit_length() - 1, i))
+                holding ^= low  # place((play,), holding=holding, melds=table), written out
+                table[i] |= low
                 changed = True
     return plays, holding
 
