@@ -131,12 +131,13 @@ def test_validate_prints_each_condition_with_the_rules_it_changes(runner, tmp_pa
     assert result.exit_code == 0, result.output
     assert result.output == (
         f"{path}: valid: tiny: Does the tiny run work?\n"
-        "  plain|going_out=any: 4 games, players [greedy, greedy], rules: target_score=30\n"
-        "  plain|going_out=discard: 4 games, players [greedy, greedy], rules: going_out=discard, target_score=30\n"
+        "  plain|going_out=any: 4 games, players [greedy, greedy], rules: target_score=30, engine: compiled\n"
+        "  plain|going_out=discard: 4 games, players [greedy, greedy], rules: going_out=discard, target_score=30, "
+        "engine: compiled\n"
         "  ace_high|going_out=any: 4 games, players [greedy, uniform, greedy], "
-        "rules: ace=high_or_low, ace_points=15, target_score=30\n"
+        "rules: ace=high_or_low, ace_points=15, target_score=30, engine: compiled\n"
         "  ace_high|going_out=discard: 4 games, players [greedy, uniform, greedy], "
-        "rules: ace=high_or_low, ace_points=15, going_out=discard, target_score=30\n"
+        "rules: ace=high_or_low, ace_points=15, going_out=discard, target_score=30, engine: compiled\n"
     )
 
 
@@ -144,7 +145,21 @@ def test_validate_basic_rules_say_basic(runner, tmp_path):
     path = write(tmp_path, TINY.replace("rules: {target_score: 30}\n", ""))
     result = runner.invoke(main, ["validate", str(path)])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[1:] == ["  default: 4 games, players [greedy, greedy], rules: basic"]
+    assert result.output.splitlines()[1:] == [
+        "  default: 4 games, players [greedy, greedy], rules: basic, engine: compiled"
+    ]
+
+
+def test_validate_says_which_engine_plays_each_condition_and_why_not_compiled(runner, tmp_path):
+    path = write(tmp_path, TINY + "conditions:\n  plain: {}\n  searched:\n    players: [montecarlo, greedy]\n"
+                 "  checked:\n    engine: python\n")  # fmt: skip
+    result = runner.invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert [line.split(", engine: ")[1] for line in result.output.splitlines()[1:]] == [
+        "compiled",
+        "python (montecarlo has no compiled twin (those are uniform, greedy, rummy_hunter, cautious))",
+        "python (engine: python)",
+    ]
 
 
 # --- bad files: one line, exit 1, nothing written -------------------------------------------------

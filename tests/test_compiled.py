@@ -24,7 +24,7 @@ from rummysim.dealing import deal
 from rummysim.design import Condition
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
-from rummysim.records import HandRecord, recompute_points
+from rummysim.records import HandRecord, hand_records, recompute_points
 from rummysim.rules import PRESETS, Rules
 from rummysim.runner import Chunk, play_chunk, run_experiment
 
@@ -114,9 +114,9 @@ def _deal_from_the_dealer(rules, *, dealer, key):
 
 
 def _no_rummy_multiplier(**fields):
-    if fields["went_rummy"] and fields["won"]:
+    if fields["went_rummy"]:
         fields["points"] //= fields["multiplier"]
-    return HandRecord(**fields)
+    return hand_records(**fields)
 
 
 def _lowest_card(mask, **_):
@@ -127,7 +127,7 @@ PLANTS = {
     "R8.2 a card scores one more": ("rummysim.engine.points", _pay_one_more),
     "R10.1 the rebuilt stock is not shuffled": ("rummysim.engine.permutation", lambda key, n: list(range(n))),
     "R3.1 the deal starts at the dealer": ("rummysim.engine.deal", _deal_from_the_dealer),
-    "R8.3 going rummy is not multiplied": ("rummysim.engine.HandRecord", _no_rummy_multiplier),
+    "R8.3 going rummy is not multiplied": ("rummysim.engine.hand_records", _no_rummy_multiplier),
     "greedy discards its lowest deadwood": ("rummysim.strategies.greedy.highest_card", _lowest_card),
 }
 
