@@ -89,7 +89,7 @@ def bench_deadwood(*, n_holdings: int = 200_000, repeats: int = 5) -> dict[str, 
     }
 
 
-def bench_compiled(*, games: int = 4000, repeats: int = 5) -> dict[str, Any]:
+def bench_compiled(*, games: int = 1000, repeats: int = 5) -> dict[str, Any]:
     """Return the compiled engine's hands per second: greedy 2 players, and each compiled bot against itself.
 
     Each run plays `games` whole games into the runner's Arrow tables (records included).
@@ -125,7 +125,7 @@ def run_benchmarks(*, quick: bool = False) -> dict[str, Any]:
     hands, hand_runs = bench_hands(n_hands=2000 // scale, repeats=3 if quick else 5)
     figures: dict[str, Any] = {"hands_per_second": hands, "hands_runs": hand_runs}
     figures.update(bench_deadwood(n_holdings=200_000 // scale, repeats=3 if quick else 5))
-    figures.update(bench_compiled(games=4000 // scale, repeats=3 if quick else 5))
+    figures.update(bench_compiled(games=1000 // scale, repeats=3 if quick else 5))
     figures["machine"] = {
         "python": platform.python_version(),
         "processor": platform.machine(),
