@@ -33,6 +33,8 @@ class Tables(NamedTuple):
     lane_dead: np.ndarray
     """The cards of each lane left out of its best sequences."""
     lane_points: np.ndarray
+    lane_in_sequence: np.ndarray
+    """The cards of each lane that lie in a sequence within it."""
     values: np.ndarray
     """Points of each rank (R8.2, R9.2)."""
     rank_order: np.ndarray
@@ -60,8 +62,9 @@ class Tables(NamedTuple):
         i64 = np.int64
         return cls(
             np.array(arr._lane_deadwood, i64), np.array(arr._lane_choice, i64), np.array(arr._lane_dead_cards, i64),
-            np.array(lane_points(rules.ace_value), i64), np.array(values, i64), np.array(order, i64),
-            np.array(table, i64), np.array(with_start, i64), np.array(with_melds, i64), np.array(subsets, i64),
+            np.array(lane_points(rules.ace_value), i64), np.array(arr._lane_in_sequence, i64), np.array(values, i64),
+            np.array(order, i64), np.array(table, i64), np.array(with_start, i64), np.array(with_melds, i64),
+            np.array(subsets, i64),
             rules.ace is Ace.HIGH_OR_LOW,
         )  # fmt: skip
 
@@ -83,6 +86,26 @@ def points(tb: Tables, mask: int) -> int:
 def group_ranks(mask: int) -> int:
     c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
     return (c & d & (h | s)) | (h & s & (c | d))
+
+
+@njit(cache=True, inline="always")
+def has_meld(tb: Tables, mask: int) -> bool:
+    """`Arranger.has_meld`: three cards of a rank or a sequence lie within the holding (R5)."""
+    if group_ranks(mask):
+        return True
+    dead = tb.lane_dead
+    c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
+    return dead[c] != c or dead[d] != d or dead[h] != h or dead[s] != s
+
+
+@njit(cache=True, inline="always")
+def in_meld(tb: Tables, card: int, mask: int) -> bool:
+    """`Arranger.in_meld`: a card of the mask lies in a meld within it, so it need not be deadwood (R5)."""
+    rank = card % 13
+    if tb.lane_in_sequence[(mask >> (card - rank)) & LANE] >> rank & 1:
+        return True
+    column = mask >> rank
+    return (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) >= 3
 
 
 @njit(cache=True, inline="always")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rummysim.compiled.arrange import Tables, arrange, deadwood, deadwood_cards
+from rummysim.compiled.arrange import Tables, arrange, deadwood, deadwood_cards, has_meld, in_meld
 from rummysim.compiled.bits import below, draw, lowest, popcount
 from rummysim.compiled.state import (
     ACE_VALUE,
@@ -47,12 +47,17 @@ def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
     holding = h.holdings[seat]
     if table_fits(h) >> top & 1:
         return True
-    return deadwood(tb, holding | 1 << top, h.scratch) < deadwood(tb, holding, h.scratch)
+    with_top = holding | 1 << top
+    if not in_meld(tb, top, with_top):  # then it only adds its points (Arranger.lowers)
+        return False
+    return deadwood(tb, with_top, h.scratch) < deadwood(tb, holding, h.scratch)
 
 
 @njit(cache=True)
 def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[int, int]:
     """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off."""
+    if not fits & holding and not has_meld(tb, holding):
+        return 0, holding  # no meld within it: the arrangement would have none (Arranger.has_meld)
     dead, _, n_melds = arrange(tb, holding, h.scratch)
     if not n_melds and not fits & holding:
         return 0, holding
