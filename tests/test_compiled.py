@@ -279,3 +279,27 @@ def _shipped_conditions():
 @pytest.mark.parametrize(("seed", "condition"), list(_shipped_conditions()))
 def test_the_shipped_experiments_play_the_same_rows_on_both_engines(seed, condition):
     assert differences(condition, seed=seed, games=3) is None
+
+
+@pytest.mark.slow
+def test_kernels_compile_once_into_the_users_cache_and_load_from_it(tmp_path):
+    """Item 5: the first load compiles into $XDG_CACHE_HOME/rummysim/numba-<hash>; the next process reads it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    code = "import rummysim.compiled as c; c.load(); print(c.cache_dir())"
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    folder = first.stdout.strip()
+    assert folder.startswith(str(tmp_path / "rummysim" / "numba-"))
+
+    def machine_code():
+        return {p.name: p.stat().st_mtime_ns for p in Path(folder).rglob("*.nbc")}
+
+    cached = machine_code()
+    assert cached
+    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert second.stdout.strip() == folder
+    assert machine_code() == cached  # read, nothing compiled anew
