@@ -15,6 +15,8 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from rummysim import compiled
 from rummysim import seeding as reference
@@ -303,3 +305,51 @@ def test_kernels_compile_once_into_the_users_cache_and_load_from_it(tmp_path):
     second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert second.stdout.strip() == folder
     assert machine_code() == cached  # read, nothing compiled anew
+
+
+FUZZ_BOTS = [
+    "greedy", "uniform", "cautious", "rummy_hunter", {"strategy": "rummy_hunter", "patience": 0, "danger": 0},
+    {"strategy": "cautious", "caution": 0.0, "hope": 9.5, "blind": 3.0}, {"strategy": "rummy_hunter", "patience": 40},
+]  # fmt: skip
+
+
+@st.composite
+def conditions(draw):
+    """Any rule settings at 2 to 6 players, with any lineup of compiled bots (unseen experiments)."""
+    n = draw(st.integers(2, 6))
+    settings = {
+        "cards_dealt": draw(st.sampled_from([None, 1, 2, 3, 5, 8, 12, 15, 20, 25])),
+        "ace": draw(st.sampled_from(["low", "high_or_low"])),
+        "ace_points": draw(st.sampled_from([None, 0, 1, 11, 15])),
+        "going_out": draw(st.sampled_from(["any", "discard"])),
+        "rummy_multiplier": draw(st.sampled_from([1, 2, 4])),
+        "target_score": draw(st.sampled_from([None, 1, 25, 100])),
+        "max_hands": draw(st.sampled_from([None, 1, 3])),
+        "stall_after_rebuilds": draw(st.sampled_from([0, 1, 3])),
+        "stall_after_turns": draw(st.sampled_from([1, 7, 60, 1000])),
+        "stall_after_hands": draw(st.sampled_from([1, 2, 50])),
+    }
+    try:
+        rules = Rules(n_players=n, **settings)
+    except ConfigError:
+        assume(False)
+    players = tuple(
+        {"strategy": p} if isinstance(p, str) else dict(p)
+        for p in draw(st.lists(st.sampled_from(FUZZ_BOTS), min_size=n, max_size=n))
+    )
+    return Condition("fuzz", rules, players), draw(st.integers(0, 10**6))
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.filter_too_much])
+@given(conditions())
+def test_the_engines_agree_on_any_rules_and_lineup(case):
+    condition, seed = case
+    assert differences(condition, seed=seed, games=2) is None
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(conditions())
+def test_the_engines_agree_on_any_rules_and_lineup_at_length(case):
+    condition, seed = case
+    assert differences(condition, seed=seed, games=3) is None
