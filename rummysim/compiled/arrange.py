@@ -132,10 +132,39 @@ def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")
+def _one_group(tb: Tables, mask: int, rank_bit: int) -> int:
+    """The group `_best_groups` keeps when exactly one rank has three or four cards (0: none).
+
+    The choices in product order (none, all, then all but one suit's card, suits upward),
+    the first of least deadwood kept: a few look-ups, no loop over combinations.
+    """
+    t = tb.lane_deadwood
+    rank = lowest(rank_bit)
+    full = _rank_cards(mask, rank)
+    c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
+    best_value = t[c] + t[d] + t[h] + t[s]
+    best = 0
+    value = t[c & ~rank_bit] + t[d & ~rank_bit] + t[h & ~rank_bit] + t[s & ~rank_bit]
+    if value < best_value:
+        best_value, best = value, full
+    if popcount(full) == 4:
+        for suit in range(4):
+            group = full ^ (1 << (13 * suit + rank))
+            rest = mask ^ group
+            value = t[rest & LANE] + t[(rest >> 13) & LANE] + t[(rest >> 26) & LANE] + t[rest >> 39]
+            if value < best_value:
+                best_value, best = value, group
+    return best
+
+
+@njit(cache=True, inline="always")
 def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood_cards`: the cards out of the melds of a best arrangement."""
-    if group_ranks(mask):
+    ranks = group_ranks(mask)
+    if ranks & (ranks - 1):
         return arrange(tb, mask, scratch)[0]
+    if ranks:
+        mask ^= _one_group(tb, mask, ranks)  # the rest's lanes give the deadwood, as `_with_lanes` walks them
     dead = tb.lane_dead
     return (
         dead[mask & LANE] | dead[(mask >> 13) & LANE] << 13 | dead[(mask >> 26) & LANE] << 26 | dead[mask >> 39] << 39
@@ -172,8 +201,12 @@ def arrange(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
         return _by_ranks(tb, mask, out)
     n = 0
     rest = mask
-    if ranks:
+    if ranks & (ranks - 1):
         n, rest = _best_groups(tb, mask, ranks, out)
+    elif ranks:
+        group = _one_group(tb, mask, ranks)
+        if group:
+            out[0], n, rest = group, 1, mask ^ group
     n, dead = _with_lanes(tb, rest, out, n)
     _sort(out, n)
     return dead, points(tb, dead), n
