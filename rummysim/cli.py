@@ -189,7 +189,7 @@ def validate(experiment_file: str) -> None:
         rules = ", ".join(f"{k}={v}" for k, v in condition.rules.changes().items()) or "basic"
         sealed = sorted({p["strategy"] for p in condition.players if not is_builtin(check_strategy(p)[0])})
         note = f", sealed: {', '.join(sealed)}" if sealed and experiment.isolates(condition) else ""
-        choice = choose_engine(experiment, condition)
+        choice = choose_engine(experiment, condition, load=False)  # says which, without compiling
         note += f", engine: {choice.engine}" + (f" ({choice.why})" if choice.engine == "python" else "")
         click.echo(
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"

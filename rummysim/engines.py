@@ -46,8 +46,12 @@ def needs_reference(experiment: Experiment, condition: Condition, *, trace: bool
     return None
 
 
-def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool = False) -> Choice:
-    """Return the engine that plays a condition (see the module's docstring); raise `ConfigError` if none can."""
+def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool = False, load: bool = True) -> Choice:
+    """Return the engine that plays a condition (see the module's docstring); raise `ConfigError` if none can.
+
+    With `load` false the compiled engine is judged loadable without compiling it
+    (`rummysim validate` says which engine will play, in a second, on a fresh machine).
+    """
     asked = experiment.engine_of(condition)
     if asked == "python":
         return Choice("python", "engine: python")
@@ -58,7 +62,10 @@ def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool =
             raise ConfigError(f"{where}: compiled cannot play it: {reason}; use engine: auto or python")
         return Choice("python", reason)
     try:
-        compiled.load()
+        if load:
+            compiled.load()
+        elif (why := compiled.why_not_loadable()) is not None:
+            raise RuntimeError(why)
     except RuntimeError as error:
         if asked == "compiled":
             raise ConfigError(f"{where}: {error}; use engine: auto or python") from None

@@ -150,7 +150,13 @@ def test_validate_basic_rules_say_basic(runner, tmp_path):
     ]
 
 
-def test_validate_says_which_engine_plays_each_condition_and_why_not_compiled(runner, tmp_path):
+def test_validate_says_which_engine_plays_each_condition_and_why_not_compiled(runner, tmp_path, monkeypatch):
+    import rummysim.compiled
+
+    def no_compiling():
+        raise AssertionError("validate must not compile the kernels")
+
+    monkeypatch.setattr(rummysim.compiled, "load", no_compiling)
     path = write(tmp_path, TINY + "conditions:\n  plain: {}\n  searched:\n    players: [montecarlo, greedy]\n"
                  "  checked:\n    engine: python\n")  # fmt: skip
     result = runner.invoke(main, ["validate", str(path)])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import os
 import time
 from pathlib import Path
@@ -53,10 +54,9 @@ def load() -> ModuleType:
     global _loaded, _why_not, compile_seconds
     if _loaded is not None:
         return _loaded
-    if os.environ.get(SWITCH, "1") == "0":
-        raise RuntimeError(f"the compiled engine is switched off ({SWITCH}=0)")
-    if _why_not is not None:
-        raise RuntimeError(_why_not)
+    reason = why_not_loadable()
+    if reason is not None:
+        raise RuntimeError(reason)
     clock = time.perf_counter()
     try:
         import numba
@@ -72,6 +72,19 @@ def load() -> ModuleType:
     compile_seconds = time.perf_counter() - clock
     _loaded = module
     return module
+
+
+def why_not_loadable() -> str | None:
+    """Return why the compiled engine cannot load here, judged without compiling it; None if it should."""
+    if _loaded is not None:
+        return None
+    if os.environ.get(SWITCH, "1") == "0":
+        return f"the compiled engine is switched off ({SWITCH}=0)"
+    if _why_not is not None:
+        return _why_not
+    if importlib.util.find_spec("numba") is None:
+        return "the compiled engine cannot load here (numba is not installed)"
+    return None
 
 
 def available() -> bool:

@@ -9,6 +9,7 @@ is the reference's, and bots built on it play the same melds.
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -58,7 +59,7 @@ class Tables(NamedTuple):
             with_start.append(len(with_melds))
         values = [card_points(r, ace_value=rules.ace_value) for r in range(N_RANKS)]
         order = sorted(range(N_RANKS), key=lambda r: (values[r], r), reverse=True)
-        subsets = [sum(1 << i for i in combo) for k in range(5) for combo in _combinations(4, k)]
+        subsets = [sum(1 << i for i in combo) for k in range(5) for combo in itertools.combinations(range(4), k)]
         i64 = np.int64
         return cls(
             np.array(arr._lane_deadwood, i64), np.array(arr._lane_choice, i64), np.array(arr._lane_dead_cards, i64),
@@ -67,12 +68,6 @@ class Tables(NamedTuple):
             np.array(subsets, i64),
             rules.ace is Ace.HIGH_OR_LOW,
         )  # fmt: skip
-
-
-def _combinations(n: int, k: int) -> list[tuple[int, ...]]:
-    import itertools
-
-    return list(itertools.combinations(range(n), k))
 
 
 @njit(cache=True, inline="always")

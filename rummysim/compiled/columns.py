@@ -18,6 +18,7 @@ from numba import njit
 
 from rummysim.cards import CODES
 from rummysim.compiled.arrange import Tables
+from rummysim.compiled.bits import popcount
 from rummysim.compiled.game import GAME_COLUMNS, HAND_COLUMNS, WENT_OUT_BY, play_games
 from rummysim.compiled.policies import CAUTIOUS, GREEDY, RUMMY_HUNTER, UNIFORM
 from rummysim.rules import Ace, GoingOut, Rules
@@ -80,11 +81,7 @@ def _codes_text(masks: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.nd
     """Return Arrow string buffers (offsets, bytes) of each mask's card codes, space-separated (`to_text`)."""
     offsets = np.zeros(masks.size + 1, np.int32)
     for i in range(masks.size):
-        k = 0
-        mask = masks[i]
-        while mask:
-            k += 1
-            mask &= mask - 1
+        k = popcount(masks[i])
         offsets[i + 1] = offsets[i] + (3 * k - 1 if k else 0)
     data = np.empty(offsets[-1], np.uint8)
     for i in range(masks.size):
