@@ -183,13 +183,13 @@ def validate(experiment_file: str) -> None:
     from rummysim.strategies.registry import is_builtin
 
     experiment = load_experiment(experiment_file)
+    choices = [choose_engine(experiment, c, load=False) for c in experiment.conditions]  # says which, without compiling
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
-    for condition in experiment.conditions:
+    for condition, choice in zip(experiment.conditions, choices, strict=True):
         players = ", ".join(p["strategy"] for p in condition.players)
         rules = ", ".join(f"{k}={v}" for k, v in condition.rules.changes().items()) or "basic"
         sealed = sorted({p["strategy"] for p in condition.players if not is_builtin(check_strategy(p)[0])})
         note = f", sealed: {', '.join(sealed)}" if sealed and experiment.isolates(condition) else ""
-        choice = choose_engine(experiment, condition, load=False)  # says which, without compiling
         note += f", engine: {choice.engine}" + (f" ({choice.why})" if choice.engine == "python" else "")
         click.echo(
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"

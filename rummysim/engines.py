@@ -56,7 +56,12 @@ def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool =
     if asked == "python":
         return Choice("python", "engine: python")
     reason = needs_reference(experiment, condition, trace=trace)
-    where = f"{experiment.source or experiment.name}: conditions.{condition.name}.engine"
+    source = experiment.source or experiment.name
+    where = (
+        f"{source}: conditions.{condition.name}.engine"
+        if condition.engine is not None
+        else f"{source}: engine (condition {condition.name})"
+    )
     if reason is not None:
         if asked == "compiled":
             raise ConfigError(f"{where}: compiled cannot play it: {reason}; use engine: auto or python")

@@ -289,3 +289,14 @@ def test_every_command_has_help(runner, name, flag):
     assert result.output.startswith(f"Usage: main {name} ")
     assert main.commands[name].help.splitlines()[0] in result.output
     assert "Example" in result.output
+
+
+def test_validate_refuses_an_engine_that_cannot_play_in_one_line(runner, tmp_path):
+    text = TINY.replace("players: [greedy, greedy]", "players: [greedy, montecarlo]") + "engine: compiled\n"
+    path = write(tmp_path, text)
+    result = runner.invoke(main, ["validate", str(path)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {path}: engine (condition default): compiled cannot play it: montecarlo has no compiled twin "
+        "(those are uniform, greedy, rummy_hunter, cautious); use engine: auto or python\n"
+    )

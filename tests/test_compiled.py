@@ -222,7 +222,7 @@ def test_auto_falls_back_to_the_reference_engine_with_a_notice_and_the_same_tabl
     ("change", "message"),
     [
         ({"players": ["montecarlo", "greedy"], "engine": "compiled"},
-         r"tiny.yaml: conditions.basic.engine: compiled cannot play it: montecarlo has no compiled twin"),
+         r"tiny.yaml: engine \(condition basic\): compiled cannot play it: montecarlo has no compiled twin"),
         ({"time_limit": 5, "engine": "compiled"}, r"compiled cannot play it: time_limit times decisions"),
         ({"engine": "fast"}, r"tiny.yaml: engine: 'fast' is not one of auto, python, compiled"),
     ],
