@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import rummysim.compiled  # noqa: F401  (registers montecarlo's compiled playouts with its search)
 from rummysim.arrangement import Arrangement, arranger, best_arrangement, min_deadwood
 from rummysim.cards import card_code, parse_card, parse_cards, to_text
 from rummysim.dealing import Deal

@@ -191,6 +191,7 @@ def validate(experiment_file: str) -> None:
         sealed = sorted({p["strategy"] for p in condition.players if not is_builtin(check_strategy(p)[0])})
         note = f", sealed: {', '.join(sealed)}" if sealed and experiment.isolates(condition) else ""
         note += f", engine: {choice.engine}" + (f" ({choice.why})" if choice.engine == "python" else "")
+        note += f", playouts: {choice.playouts}" if choice.playouts else ""
         click.echo(
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"
         )

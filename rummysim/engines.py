@@ -7,6 +7,10 @@ every seat's bot has a compiled twin and nothing needs the reference engine: a t
 ``isolate`` (it seals plug-in bots), a plug-in bot or ``montecarlo``. If the compiled
 engine cannot load here, ``auto`` plays on the reference engine and says so once.
 ``engine: compiled`` refuses, in one line, a condition it cannot play.
+
+A searching bot (montecarlo) plays on the reference engine, but judges its moves with
+compiled playouts wherever the compiled kernels load (`playouts_of`), again with the
+same results.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ class Choice(NamedTuple):
     why: str
     unavailable: bool = False
     """The condition could have played compiled, but the compiled engine does not load here."""
+    playouts: str | None = None
+    """How its searching bots judge their moves: ``compiled`` or ``python`` playouts; None if no bot searches."""
 
 
 def needs_reference(experiment: Experiment, condition: Condition, *, trace: bool) -> str | None:
@@ -54,7 +60,7 @@ def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool =
     """
     asked = experiment.engine_of(condition)
     if asked == "python":
-        return Choice("python", "engine: python")
+        return Choice("python", "engine: python", playouts=playouts_of(condition, load=load))
     reason = needs_reference(experiment, condition, trace=trace)
     source = experiment.source or experiment.name
     where = (
@@ -65,7 +71,7 @@ def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool =
     if reason is not None:
         if asked == "compiled":
             raise ConfigError(f"{where}: compiled cannot play it: {reason}; use engine: auto or python")
-        return Choice("python", reason)
+        return Choice("python", reason, playouts=playouts_of(condition, load=load))
     try:
         if load:
             compiled.load()
@@ -76,3 +82,15 @@ def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool =
             raise ConfigError(f"{where}: {error}; use engine: auto or python") from None
         return Choice("python", str(error), unavailable=True)
     return Choice("compiled", "every seat has a compiled twin")
+
+
+def playouts_of(condition: Condition, *, load: bool = True) -> str | None:
+    """Return how a condition's searching bots judge their moves: ``compiled`` or ``python``; None if none searches.
+
+    With `load` the compiled playouts are loaded here (the runner's parent compiles them
+    once, before its workers start); without, they are judged loadable without compiling.
+    """
+    if not any(check_strategy(spec)[0].searches for spec in condition.players):
+        return None
+    ready = compiled.playout_rewards() is not None if load else compiled.why_not_loadable() is None
+    return "compiled" if ready else "python"

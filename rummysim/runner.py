@@ -345,7 +345,8 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         "overrides": {k: v for k, v in overrides.items() if v is not None},
         "streams": STREAMS,
         "engines": {
-            c.name: {"engine": e.engine, "why": e.why} for c, e in zip(experiment.conditions, choices, strict=True)
+            c.name: {"engine": e.engine, "why": e.why, **({"playouts": e.playouts} if e.playouts else {})}
+            for c, e in zip(experiment.conditions, choices, strict=True)
         },
         "seeds": {
             "seed": experiment.seed,

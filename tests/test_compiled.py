@@ -37,11 +37,6 @@ TUNED = [
     {"strategy": "cautious", "caution": 3.5, "hope": 0.5, "blind": 1.0},
     "greedy",
 ]
-TUNED = [
-    {"strategy": "rummy_hunter", "patience": 2, "danger": 4},
-    {"strategy": "cautious", "caution": 3.5, "hope": 0.5, "blind": 1.0},
-    "greedy",
-]
 LINEUPS = {
     "greedy": lambda n: ["greedy"] * n,
     "uniform": lambda n: ["uniform"] * n,

@@ -13,6 +13,10 @@ read-only install works, an upgrade never loads stale machine code, and the runn
 compiles once (`load`, in the parent) before its workers start. Set
 ``RUMMYSIM_COMPILED=0`` to switch the compiled engine off: ``engine: auto`` then plays
 everything on the reference engine, with the same results.
+
+`playout_rewards` is the compiled twin of montecarlo's playouts
+(`rummysim.strategies.rollout.python_rewards`); importing this package registers it
+with the search (`rollout.use_compiled`), which uses it wherever the kernels load.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import os
 import time
 from pathlib import Path
 from types import ModuleType
+
+from rummysim.strategies import rollout
 
 TWINS = ("uniform", "greedy", "rummy_hunter", "cautious")
 """The built-in bots the compiled engine plays."""
@@ -99,3 +105,33 @@ def available() -> bool:
 def why_not() -> str | None:
     """Return why the compiled engine does not load here, or None if it does (or was not tried)."""
     return _why_not if _loaded is None else None
+
+
+_rewards: rollout.Rewards | None = None
+_playouts_why_not: str | None = None
+
+
+def playout_rewards() -> rollout.Rewards | None:
+    """Return the compiled playouts (`rummysim.compiled.playouts.rewards`), or None where the kernels do not load.
+
+    Registered with `rummysim.strategies.rollout.use_compiled`, so montecarlo's search
+    judges its candidates with compiled playouts wherever they load, with the same numbers.
+    """
+    global _rewards, _playouts_why_not
+    if os.environ.get(SWITCH, "1") == "0":
+        return None
+    if _rewards is None and _playouts_why_not is None:
+        try:
+            load()
+            module = importlib.import_module("rummysim.compiled.playouts")
+            module.warm_up()
+        except RuntimeError:
+            return None
+        except Exception as error:  # the playout kernel itself does not compile here
+            _playouts_why_not = f"the compiled playouts cannot load here ({type(error).__name__}: {error})"
+            return None
+        _rewards = module.rewards
+    return _rewards
+
+
+rollout.use_compiled(playout_rewards)

@@ -93,7 +93,7 @@ def _deal(rules: np.ndarray, h: Hand, dealer: int, key: np.uint64) -> None:
 
 
 @njit(cache=True)
-def _rebuild(rules: np.ndarray, h: Hand, key: np.uint64) -> bool:
+def rebuild_stock(rules: np.ndarray, h: Hand, key: np.uint64) -> bool:
     """Shuffle the discard pile but its top card into a new stock; False if the hand stalls (R10.1, R10.2)."""
     m = h.counts[PILE] - 1
     if m < 1 or h.counts[REBUILDS] >= rules[STALL_AFTER_REBUILDS]:
@@ -138,7 +138,7 @@ def _turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, policy: int, params
         h.counts[TAKEN] = card
         h.known[seat] |= 1 << card
     else:
-        if not h.counts[STOCK] and not _rebuild(rules, h, key):
+        if not h.counts[STOCK] and not rebuild_stock(rules, h, key):
             return _STALLED
         h.counts[STOCK] -= 1
         card = h.stock[h.counts[STOCK]]

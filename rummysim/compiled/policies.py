@@ -237,6 +237,24 @@ def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
     return best
 
 
+@njit(cache=True)
+def hopeful_discard(tb: Tables, h: Hand, seat: int, hope: float, hidden: int) -> int:
+    """`cautious.hopeful_discard`: the deadwood card of highest points less `hope` x its potential, else greedy's."""
+    holding, taken = h.holdings[seat], h.counts[TAKEN]
+    allowed = holding & ~(1 << taken) if taken >= 0 else holding
+    dead = deadwood_cards(tb, holding, h.scratch) & allowed
+    if not dead:
+        return greedy_discard(tb, h, seat)
+    best, best_score = -1, 0.0
+    while dead:
+        card = lowest(dead)
+        dead &= dead - 1
+        score = tb.values[card % 13] - hope * potential(tb, card, holding, hidden)
+        if best < 0 or score >= best_score:  # the highest (score, card): a later card wins a tie
+            best, best_score = card, score
+    return best
+
+
 # -- uniform (rummysim.strategies.uniform) ----------------------------------------------------
 @njit(cache=True, inline="always")
 def pick(h: Hand, seat: int, n: int) -> int:

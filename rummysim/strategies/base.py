@@ -90,6 +90,8 @@ class Strategy:
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    searches: ClassVar[bool] = False
+    """True for a bot that judges its moves by playouts (`rummysim.strategies.rollout.rewards`)."""
 
     def __init__(self, *, rng: np.random.Generator | None = None) -> None:
         self.rng = rng if rng is not None else np.random.default_rng(0)

@@ -19,7 +19,10 @@ like greedy, except that while the rules pay a going-rummy bonus (R8.3) it hides
 melds like rummy_hunter: until it has melded, for its first `patience` turns of the hand
 and while every opponent holds more than `alarm` cards, it plays nothing unless it can
 play out its whole holding this turn (`patience` 0 never hides). All randomness comes
-from the stream the engine gives it.
+from the stream the engine gives it: each deal it determinizes gets its own stream
+key, from which its playouts rebuild the stock (R10.1), the same for every candidate.
+The playouts (`rummysim.strategies.rollout.rewards`) run compiled wherever the compiled
+engine loads, and in Python otherwise, with the same numbers and so the same moves.
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ from rummysim.arrangement import Arranger
 from rummysim.cards import FULL_DECK, iter_cards, points
 from rummysim.moves import Discarded, Drew, Event, HandStarted, Pile, Play, StockRebuilt
 from rummysim.rules import Ace
+from rummysim.seeding import stream_key
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.cautious import Cautious, melds_with
 from rummysim.strategies.greedy import takes_discard
-from rummysim.strategies.rollout import Position, draw, finish_turn, playout, score
+from rummysim.strategies.rollout import DISCARD, DRAW, Decision, Position, rewards
 from rummysim.strategies.rummy_hunter import hunting_plays
 
 
@@ -42,6 +46,7 @@ class MonteCarlo(Cautious):
 
     name = "montecarlo"
     description = "determinized Monte Carlo search over draws and discards, greedy playouts; hides melds to go rummy"
+    searches = True
 
     def __init__(
         self,
@@ -158,7 +163,7 @@ class MonteCarlo(Cautious):
             unseen = [c for c in unseen if not best >> c & 1]
         stock = [unseen[i] for i in self.rng.permutation(len(unseen)).tolist()]
         return Position(holdings, stock, list(view.discard_pile), view.table_masks, list(view.has_melded),
-                        view.n_rebuilds)  # fmt: skip
+                        view.n_rebuilds, key=stream_key(self.rng))  # fmt: skip
 
     def _turned(self, seat: int) -> bool:
         return seat < len(self.has_turned) and self.has_turned[seat]
@@ -186,66 +191,43 @@ class MonteCarlo(Cautious):
             count += 1
         return count
 
-    def _better(self, rewards: list[list[float]]) -> int:
+    def _better(self, rewards: np.ndarray) -> int:
         """Return the candidate to play: 0 (the default) unless another beats it clearly.
 
         Candidates are compared on the same deals, so the per-deal differences are paired;
         another candidate wins only if its mean gain over candidate 0 exceeds `confidence`
         standard errors.
         """
-        base = np.array(rewards[0])
+        base = rewards[0]
         best, best_gain = 0, 0.0
         for i in range(1, len(rewards)):
-            diff = np.array(rewards[i]) - base
+            diff = rewards[i] - base
             gain = float(diff.mean())
             spread = float(diff.std(ddof=1)) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
             if gain > best_gain and gain > self.confidence * spread:
                 best, best_gain = i, gain
         return best
 
-    def _after_my_turn(self, position: Position, view: PlayerView) -> float:
-        return playout(
-            position, view.next_seat(), me=view.seat, rules=view.rules, arr=self._arrange(view.rules), rng=self.rng,
-            depth=self.depth, hope=self.hope if self.playout_hope else 0.0,
+    def _judge(self, view: PlayerView, kind: int, options: tuple[int, ...]) -> int:
+        """Return the index of the option to play, judged by playouts on `samples` determinized deals."""
+        positions = [self.determinize(view) for _ in range(self.samples)]
+        decision = Decision(
+            view.seat, kind, options, melded=view.has_melded[view.seat], depth=self.depth, hope=self.hope,
+            later_hope=self.hope if self.playout_hope else 0.0,
         )  # fmt: skip
+        return self._better(rewards(positions, decision, view.rules))
 
     def draw(self, view: PlayerView) -> Pile:
         top = view.top_discard
         if top is None:
             return Pile.STOCK
-        rules, arr = view.rules, self._arrange(view.rules)
-        default = takes_discard(view.holding, top, fits=self._fitting(view), arr=arr)
+        default = takes_discard(view.holding, top, fits=self._fitting(view), arr=self._arrange(view.rules))
         choices = (default, not default)
-        rewards: list[list[float]] = [[], []]
-        for _ in range(self.samples):
-            base = self.determinize(view)
-            for i, take in enumerate(choices):
-                position = base.copy()
-                card = draw(position, view.seat, take=take, rules=rules, rng=self.rng)
-                if card is None:
-                    rewards[i].append(0.0)
-                    continue
-                melded = view.has_melded[view.seat]
-                rummy = finish_turn(position, view.seat, card if take else None, rules=rules, arr=arr,
-                                    melded_before=melded, hope=self.hope)  # fmt: skip
-                if rummy is not None:
-                    rewards[i].append(score(position, winner=view.seat, me=view.seat, rummy=rummy, rules=rules))
-                else:
-                    rewards[i].append(self._after_my_turn(position, view))
-        return Pile.DISCARD if choices[self._better(rewards)] else Pile.STOCK
+        best = self._judge(view, DRAW, tuple(int(take) for take in choices))
+        return Pile.DISCARD if choices[best] else Pile.STOCK
 
     def discard(self, view: PlayerView) -> int:
         options = self.ranked_discards(view)[: self.candidates]
         if len(options) <= 1:
             return options[0] if options else super().discard(view)
-        rewards: list[list[float]] = [[] for _ in options]
-        for _ in range(self.samples):
-            base = self.determinize(view)
-            for i, card in enumerate(options):
-                position = base.copy()
-                position.holdings[view.seat] ^= 1 << card
-                position.discard_pile.append(card)
-                if not position.holdings[view.seat]:
-                    return card  # out by discard
-                rewards[i].append(self._after_my_turn(position, view))
-        return options[self._better(rewards)]
+        return options[self._judge(view, DISCARD, tuple(options))]

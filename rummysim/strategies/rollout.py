@@ -4,18 +4,27 @@ A playout works on plain masks and lists, with no views and no checks beyond wha
 greedy policy itself respects (R4.5, R4.7, R7.2), so a search can afford many of them.
 It is a model of the rest of the hand, not the engine: bots use it on a determinized
 copy of what they know, never on the real game.
+
+`rewards` judges a `Decision`'s candidates on many determinized positions at once. It
+has two implementations that give the same numbers: the Python one here, and a
+compiled twin (`rummysim.compiled.playouts`) that `rummysim.compiled` registers with
+`use_compiled` and that is used whenever the compiled engine loads. A playout draws its
+random numbers (the stock rebuilds, R10.1) from its position's counter-based stream
+`Position.key`, so both implementations shuffle alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from rummysim.arrangement import Arranger
+from rummysim.arrangement import Arranger, arranger
 from rummysim.cards import FULL_DECK, points
 from rummysim.moves import Meld
 from rummysim.rules import Rules
+from rummysim.seeding import derive, permutation
 from rummysim.strategies.cautious import hopeful_discard
 from rummysim.strategies.greedy import choose_discard, plan_plays, takes_discard
 from rummysim.strategies.tactics import fitting_cards
@@ -31,11 +40,13 @@ class Position:
     table: list[int]
     has_melded: list[bool]
     n_rebuilds: int = 0
+    key: int = 0
+    """The key of the position's stream: stock rebuild r shuffles with sub-key 1 + r (as the engine's)."""
 
     def copy(self) -> Position:
         return Position(
             list(self.holdings), list(self.stock), list(self.discard_pile), list(self.table),
-            list(self.has_melded), self.n_rebuilds,
+            list(self.has_melded), self.n_rebuilds, self.key,
         )  # fmt: skip
 
 
@@ -91,7 +102,7 @@ def finish_turn(
     return None if holding else not melded_before
 
 
-def draw(position: Position, seat: int, *, take: bool, rules: Rules, rng: np.random.Generator) -> int | None:
+def draw(position: Position, seat: int, *, take: bool, rules: Rules) -> int | None:
     """Draw for a seat (the discard if `take`); return the card, or None if the hand stalls (R10)."""
     if take and position.discard_pile:
         card = position.discard_pile.pop()
@@ -100,7 +111,8 @@ def draw(position: Position, seat: int, *, take: bool, rules: Rules, rng: np.ran
             if len(position.discard_pile) < 2 or position.n_rebuilds >= rules.stall_after_rebuilds:
                 return None
             rest = position.discard_pile[:-1]
-            position.stock = [rest[i] for i in rng.permutation(len(rest)).tolist()]
+            order = permutation(derive(position.key, 1 + position.n_rebuilds), len(rest))
+            position.stock = [rest[i] for i in order]
             position.discard_pile = position.discard_pile[-1:]
             position.n_rebuilds += 1
         card = position.stock.pop()
@@ -115,7 +127,6 @@ def playout(
     me: int,
     rules: Rules,
     arr: Arranger,
-    rng: np.random.Generator,
     depth: int,
     hope: float = 0.0,
 ) -> float:
@@ -128,7 +139,7 @@ def playout(
         top = position.discard_pile[-1] if position.discard_pile else None
         fits = fitting_cards(position.table, arr.ace)
         take = top is not None and takes_discard(position.holdings[seat], top, fits=fits, arr=arr)
-        card = draw(position, seat, take=take, rules=rules, rng=rng)
+        card = draw(position, seat, take=take, rules=rules)
         if card is None:
             return 0.0
         melded_before = position.has_melded[seat]
@@ -140,3 +151,75 @@ def playout(
             return score(position, winner=seat, me=me, rummy=rummy, rules=rules)
         seat = (seat + 1) % n
     return _cut_off(position, me, rules)
+
+
+DRAW, DISCARD = 0, 1
+"""`Decision.kind`: judging the draw (options 1, take the discard, and 0, draw from the stock) or the discard."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision of seat `me` and its candidates, to judge by playouts (`rewards`).
+
+    For the draw, each candidate is drawn, then the rest of the turn is played like
+    greedy with `hope` (`finish_turn`); for the discard, the card is discarded. Then the
+    hand is played on from the next seat for at most `depth` turns, my own later turns
+    discarding with `later_hope`.
+    """
+
+    me: int
+    kind: int
+    options: tuple[int, ...]
+    melded: bool
+    """Whether `me` had melded before this turn (going out now would not be rummy, R8.3)."""
+    depth: int
+    hope: float = 0.0
+    later_hope: float = 0.0
+
+
+Rewards = Callable[[Sequence[Position], Decision, Rules], np.ndarray]
+"""Judges a decision on positions: my reward per (candidate, position), an array of that shape."""
+
+
+def _reward(position: Position, decision: Decision, option: int, *, rules: Rules, arr: Arranger) -> float:
+    me = decision.me
+    if decision.kind == DRAW:
+        take = bool(option) and bool(position.discard_pile)  # with no discard pile, taking draws from the stock
+        card = draw(position, me, take=take, rules=rules)
+        if card is None:
+            return 0.0
+        rummy = finish_turn(position, me, card if take else None, rules=rules, arr=arr,
+                            melded_before=decision.melded, hope=decision.hope)  # fmt: skip
+    else:
+        position.holdings[me] ^= 1 << option
+        position.discard_pile.append(option)
+        rummy = None if position.holdings[me] else not decision.melded  # out by discard (R7.1)
+    if rummy is not None:
+        return score(position, winner=me, me=me, rummy=rummy, rules=rules)
+    nxt = (me + 1) % len(position.holdings)
+    return playout(position, nxt, me=me, rules=rules, arr=arr, depth=decision.depth, hope=decision.later_hope)
+
+
+def python_rewards(positions: Sequence[Position], decision: Decision, rules: Rules) -> np.ndarray:
+    """`Rewards` played in Python: each candidate on a copy of each position."""
+    arr = arranger(rules)
+    out = np.zeros((len(decision.options), len(positions)))
+    for s, base in enumerate(positions):
+        for c, option in enumerate(decision.options):
+            out[c, s] = _reward(base.copy(), decision, option, rules=rules, arr=arr)
+    return out
+
+
+_compiled: Callable[[], Rewards | None] | None = None
+
+
+def use_compiled(loader: Callable[[], Rewards | None]) -> None:
+    """Register the compiled twin of `python_rewards`: `loader` returns it, or None where it cannot load."""
+    global _compiled
+    _compiled = loader
+
+
+def rewards(positions: Sequence[Position], decision: Decision, rules: Rules) -> np.ndarray:
+    """Return my reward per (candidate, position): compiled when it loads, else in Python (the same numbers)."""
+    judge = _compiled() if _compiled is not None else None
+    return (judge or python_rewards)(positions, decision, rules)
