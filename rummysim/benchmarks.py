@@ -275,23 +275,36 @@ def _timed(cls: type, times: list[float]) -> type:
 def bench_decisions(*, hands: int = 300, slow_hands: int = 20) -> dict[str, float]:
     """Return each built-in bot's mean time per decision, in microseconds.
 
-    Each bot plays 2-player hands against greedy (`slow_hands` for montecarlo, `hands` for
-    the others), timing all three decisions of every one of its turns.
+    Each bot plays 2-player hands against greedy (`slow_hands` for a searching bot,
+    `hands` for the others), timing all three decisions of every one of its turns. A
+    searching bot (montecarlo) is timed twice: with compiled playouts where they load
+    (``decision_us_montecarlo``) and with Python ones (``..._python_playouts``); it makes
+    the same moves either way.
     """
-    from rummysim.engine import play_hand
-    from rummysim.seeding import strategy_rng
-    from rummysim.strategies import REGISTRY
+    from rummysim.strategies import REGISTRY, rollout
 
     figures = {}
     for name, cls in REGISTRY.items():
-        times: list[float] = []
-        timed = _timed(cls, times)
-        n = slow_hands if name == "montecarlo" else hands
-        for hand in range(n):
-            bot = timed(rng=strategy_rng(2026, hand, 0))
-            play_hand([bot, Greedy()], rules=Rules(), seed=2026, hand=hand, dealer=hand % 2)
-        figures[f"decision_us_{name}"] = statistics.fmean(times) * 1e6
+        figures[f"decision_us_{name}"] = _mean_decision_us(cls, slow_hands if cls.searches else hands)
+        if cls.searches:
+            compiled_playouts, rollout._compiled = rollout._compiled, None
+            try:
+                figures[f"decision_us_{name}_python_playouts"] = _mean_decision_us(cls, slow_hands)
+            finally:
+                rollout._compiled = compiled_playouts
     return figures
+
+
+def _mean_decision_us(cls: type, hands: int) -> float:
+    from rummysim.engine import play_hand
+    from rummysim.seeding import strategy_rng
+
+    times: list[float] = []
+    timed = _timed(cls, times)
+    for hand in range(hands):
+        bot = timed(rng=strategy_rng(2026, hand, 0))
+        play_hand([bot, Greedy()], rules=Rules(), seed=2026, hand=hand, dealer=hand % 2)
+    return statistics.fmean(times) * 1e6
 
 
 def bench_sealed(*, hands: int = 200) -> dict[str, float]:

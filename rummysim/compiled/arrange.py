@@ -22,6 +22,20 @@ from rummysim.melds import meld_table
 from rummysim.rules import Ace, Rules
 
 LANE = (1 << N_RANKS) - 1
+MELD_ROOM = 24
+"""Room for the melds of an arrangement at the start of an ``out`` array."""
+_POSITIONS, _STATES = N_RANKS + 1, 256
+"""The rank programme's positions (a high ace adds one) and states (2 bits a suit)."""
+_COLS, _RUNS, _BEST_COLS, _BEST_RUNS = (MELD_ROOM + i * _POSITIONS for i in range(4))
+_F_STATES, _F_COSTS, _N_STATES, _N_COSTS, _WHERE = (MELD_ROOM + 4 * _POSITIONS + i * _STATES for i in range(5))
+_PREV = MELD_ROOM + 4 * _POSITIONS + 5 * _STATES
+_IN_RUNS_OF = _PREV + _POSITIONS * _STATES
+OUT_SIZE = _IN_RUNS_OF + _POSITIONS * _STATES
+"""The size of an ``out`` array: the melds, then the rank programme's work space (`_by_ranks`).
+
+The kernels allocate nothing (they run without numba's reference counting, which costs
+more than the arrangement itself); the caller's array holds every piece of work.
+"""
 
 
 class Tables(NamedTuple):
@@ -70,20 +84,20 @@ class Tables(NamedTuple):
         )  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def points(tb: Tables, mask: int) -> int:
     """`rummysim.cards.points`."""
     p = tb.lane_points
     return p[mask & LANE] + p[(mask >> 13) & LANE] + p[(mask >> 26) & LANE] + p[mask >> 39]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def group_ranks(mask: int) -> int:
     c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
     return (c & d & (h | s)) | (h & s & (c | d))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def has_meld(tb: Tables, mask: int) -> bool:
     """`Arranger.has_meld`: three cards of a rank or a sequence lie within the holding (R5)."""
     if group_ranks(mask):
@@ -93,7 +107,7 @@ def has_meld(tb: Tables, mask: int) -> bool:
     return dead[c] != c or dead[d] != d or dead[h] != h or dead[s] != s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def in_meld(tb: Tables, card: int, mask: int) -> bool:
     """`Arranger.in_meld`: a card of the mask lies in a meld within it, so it need not be deadwood (R5)."""
     rank = card % 13
@@ -103,7 +117,7 @@ def in_meld(tb: Tables, card: int, mask: int) -> bool:
     return (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) >= 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood`: the least deadwood of a holding (R5, R8.2)."""
     t = tb.lane_deadwood
@@ -126,7 +140,7 @@ def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     return _best_groups_value(tb, mask, ranks)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _one_group(tb: Tables, mask: int, rank_bit: int) -> int:
     """The group `_best_groups` keeps when exactly one rank has three or four cards (0: none).
 
@@ -152,7 +166,7 @@ def _one_group(tb: Tables, mask: int, rank_bit: int) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood_cards`: the cards out of the melds of a best arrangement."""
     ranks = group_ranks(mask)
@@ -166,7 +180,7 @@ def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _with_lanes(tb: Tables, rest: int, out: np.ndarray, n: int) -> tuple[int, int]:
     """Add each lane's best sequences of `rest` to ``out[n:]``; return the meld count and the deadwood."""
     dead = 0
@@ -185,11 +199,11 @@ def _with_lanes(tb: Tables, rest: int, out: np.ndarray, n: int) -> tuple[int, in
     return n, dead
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def arrange(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     """`Arranger.arrange`: fill ``out`` with the melds, sorted; return (deadwood cards, deadwood, meld count).
 
-    ``out`` needs room for 20 melds.
+    ``out`` has `OUT_SIZE` entries: the melds, then work space.
     """
     ranks = group_ranks(mask)
     if popcount(ranks) > 3:
@@ -207,7 +221,7 @@ def arrange(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     return dead, points(tb, dead), n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _option(full: int, rank: int, j: int) -> int:
     """The j-th choice of groups at one rank: none, all its cards, then (four of a rank) all but one suit's."""
     if j == 0:
@@ -217,7 +231,7 @@ def _option(full: int, rank: int, j: int) -> int:
     return full ^ (1 << (13 * (j - 2) + rank))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_groups_value(tb: Tables, mask: int, ranks: int) -> int:
     """The least deadwood over every choice of groups at up to three ranks (`_best_groups`, value only)."""
     t = tb.lane_deadwood
@@ -244,13 +258,13 @@ def _best_groups_value(tb: Tables, mask: int, ranks: int) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _rank_cards(mask: int, rank: int) -> int:
     """The cards of one rank in a mask."""
     return mask & (1 << rank | 1 << (13 + rank) | 1 << (26 + rank) | 1 << (39 + rank))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_groups(tb: Tables, mask: int, ranks: int, out: np.ndarray) -> tuple[int, int]:
     """Try every choice of groups over up to three ranks, in `itertools.product` order, first best kept.
 
@@ -305,7 +319,7 @@ def _best_groups(tb: Tables, mask: int, ranks: int, out: np.ndarray) -> tuple[in
     return n, rest
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _sort(out: np.ndarray, n: int) -> None:
     """Sort ``out[:n]`` in place (a few melds: insertion sort, no allocation)."""
     for i in range(1, n):
@@ -317,49 +331,42 @@ def _sort(out: np.ndarray, n: int) -> None:
         out[j + 1] = value
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     """`Arranger._arrange_by_ranks`: the dynamic programme over ranks, for holdings of four or more group ranks."""
-    lanes = np.empty(4, np.int64)
-    for suit in range(4):
-        lanes[suit] = (mask >> (13 * suit)) & LANE
-    candidates = np.empty(4, np.int64)
+    candidates = 0  # the suits whose lane could end a sequence with a high ace, 4 bits a candidate
     n_candidates = 0
     if tb.ace_high:
         for suit in range(4):
-            if lanes[suit] & _ACE_HIGH_RUN_END == _ACE_HIGH_RUN_END:
-                candidates[n_candidates] = suit
+            if (mask >> (13 * suit)) & _ACE_HIGH_RUN_END == _ACE_HIGH_RUN_END:
+                candidates |= suit << (4 * n_candidates)
                 n_candidates += 1
     n_pos = N_RANKS + 1 if tb.ace_high else N_RANKS
     best_cost = -1
-    best_cols = np.zeros(n_pos, np.int64)
-    best_runs = np.zeros(n_pos, np.int64)
-    cols = np.zeros(n_pos, np.int64)
-    runs = np.zeros(n_pos, np.int64)
     for subset in tb.high_subsets:
         if subset >> n_candidates:
             continue  # uses a candidate this holding does not have
         high = 0
         for i in range(n_candidates):
             if (subset >> i) & 1:
-                high |= 1 << candidates[i]
+                high |= 1 << ((candidates >> (4 * i)) & 15)
         for rank in range(N_RANKS):
             present = 0
             for suit in range(4):
-                if (lanes[suit] >> rank) & 1:
+                if (mask >> (13 * suit + rank)) & 1:
                     present |= 1 << suit
-            cols[rank] = present
-        cols[0] &= ~high
+            out[_COLS + rank] = present
+        out[_COLS] &= ~high
         if tb.ace_high:
-            cols[N_RANKS] = high
-        cost = _rank_programme(tb, cols, n_pos, runs)
+            out[_COLS + N_RANKS] = high
+        cost = _rank_programme(tb, out, n_pos)
         if best_cost < 0 or cost < best_cost:
             best_cost = cost
-            best_cols[:] = cols
-            best_runs[:] = runs
+            for pos in range(n_pos):
+                out[_BEST_COLS + pos], out[_BEST_RUNS + pos] = out[_COLS + pos], out[_RUNS + pos]
     n, dead = 0, 0
     for pos in range(n_pos):
-        left = best_cols[pos] & ~best_runs[pos]
+        left = out[_BEST_COLS + pos] & ~out[_BEST_RUNS + pos]
         rank = pos % N_RANKS
         cards = 0
         for suit in range(4):
@@ -373,7 +380,7 @@ def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     for suit in range(4):
         sequence = 0
         for pos in range(n_pos + 1):
-            if pos < n_pos and (best_runs[pos] >> suit) & 1:
+            if pos < n_pos and (out[_BEST_RUNS + pos] >> suit) & 1:
                 sequence |= 1 << (13 * suit + pos % N_RANKS)
             elif sequence:
                 out[n] = sequence
@@ -383,29 +390,24 @@ def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     return dead, best_cost, n
 
 
-@njit(cache=True)
-def _rank_programme(tb: Tables, cols: np.ndarray, n_pos: int, runs: np.ndarray) -> int:
-    """`Arranger._rank_programme`: least deadwood over the positions; fill ``runs`` with the suits in sequences.
+@njit(cache=True, _nrt=False)
+def _rank_programme(tb: Tables, out: np.ndarray, n_pos: int) -> int:
+    """`Arranger._rank_programme`: least deadwood over the positions ``out[_COLS:]``; the suits in sequences
+    go to ``out[_RUNS:]``.
 
     A state is each suit's open sequence length capped at 3 (2 bits a suit); the frontier is
     kept in insertion order, as the reference's dicts are, so ties resolve alike.
     """
-    f_states = np.empty(256, np.int64)
-    f_costs = np.empty(256, np.int64)
-    f_states[0], f_costs[0] = 0, 0
+    out[_F_STATES], out[_F_COSTS] = 0, 0
     f_n = 1
-    n_states = np.empty(256, np.int64)
-    n_costs = np.empty(256, np.int64)
-    where = np.empty(256, np.int64)
-    prev = np.empty((n_pos, 256), np.int64)
-    in_runs_of = np.empty((n_pos, 256), np.int64)
     for pos in range(n_pos):
-        present = cols[pos]
+        present = out[_COLS + pos]
         value = tb.values[pos % N_RANKS]
-        where[:] = -1
+        for state in range(_STATES):
+            out[_WHERE + state] = -1
         n_n = 0
         for f in range(f_n):
-            state, cost = f_states[f], f_costs[f]
+            state, cost = out[_F_STATES + f], out[_F_COSTS + f]
             short = 0
             for s in range(4):
                 length = (state >> (2 * s)) & 3
@@ -423,24 +425,25 @@ def _rank_programme(tb: Tables, cols: np.ndarray, n_pos: int, runs: np.ndarray) 
                         new_state |= min(((state >> (2 * s)) & 3) + 1, 3) << (2 * s)
                 left = popcount(present & ~in_runs)
                 new_cost = cost + (0 if left >= 3 else left * value)
-                at = where[new_state]
+                at = out[_WHERE + new_state]
+                step = pos * _STATES + new_state
                 if at < 0:
-                    where[new_state] = n_n
-                    n_states[n_n], n_costs[n_n] = new_state, new_cost
-                    prev[pos, new_state], in_runs_of[pos, new_state] = state, in_runs
+                    out[_WHERE + new_state] = n_n
+                    out[_N_STATES + n_n], out[_N_COSTS + n_n] = new_state, new_cost
+                    out[_PREV + step], out[_IN_RUNS_OF + step] = state, in_runs
                     n_n += 1
-                elif new_cost < n_costs[at]:
-                    n_costs[at] = new_cost
-                    prev[pos, new_state], in_runs_of[pos, new_state] = state, in_runs
+                elif new_cost < out[_N_COSTS + at]:
+                    out[_N_COSTS + at] = new_cost
+                    out[_PREV + step], out[_IN_RUNS_OF + step] = state, in_runs
                 if not extra:
                     break
                 extra = (extra - 1) & free
-        f_states[:n_n] = n_states[:n_n]
-        f_costs[:n_n] = n_costs[:n_n]
+        for f in range(n_n):
+            out[_F_STATES + f], out[_F_COSTS + f] = out[_N_STATES + f], out[_N_COSTS + f]
         f_n = n_n
     best_cost, best_state = -1, 0
     for f in range(f_n):
-        state, cost = f_states[f], f_costs[f]
+        state, cost = out[_F_STATES + f], out[_F_COSTS + f]
         closed = True
         for s in range(4):
             length = (state >> (2 * s)) & 3
@@ -450,6 +453,6 @@ def _rank_programme(tb: Tables, cols: np.ndarray, n_pos: int, runs: np.ndarray) 
             best_cost, best_state = cost, state
     state = best_state
     for pos in range(n_pos - 1, -1, -1):
-        runs[pos] = in_runs_of[pos, state]
-        state = prev[pos, state]
+        out[_RUNS + pos] = out[_IN_RUNS_OF + pos * _STATES + state]
+        state = out[_PREV + pos * _STATES + state]
     return best_cost

@@ -28,19 +28,19 @@ def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
     return x(x), codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def popcount(mask: int) -> int:
     """Return how many cards a mask holds (`int.bit_count`), with the processor's popcount."""
     return _ctpop(mask)  # type: ignore[call-arg]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def lowest(mask: int) -> int:
     """Return the lowest card of a non-empty mask (the first of `iter_cards`)."""
     return trailing_zeros(mask)  # type: ignore[call-arg]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def mix64(z: np.uint64) -> np.uint64:
     """`rummysim.seeding.mix64`."""
     z = (z ^ (z >> _S30)) * _M1
@@ -48,25 +48,25 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def derive(key: np.uint64, step: int) -> np.uint64:
     """`rummysim.seeding.derive` with one path element."""
     return mix64(key ^ mix64((np.uint64(step) + _ONE) * _G))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def draw(key: np.uint64, i: int) -> np.uint64:
     """`rummysim.seeding.draw`."""
     return mix64(key + (np.uint64(i) + _ONE) * _G)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def below(u: np.uint64, n: int) -> int:
     """`rummysim.seeding.below`."""
     return np.int64(((u >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle(key: np.uint64, cards: np.ndarray, n: int) -> None:
     """Shuffle ``cards[:n]`` in place as `rummysim.seeding.permutation` orders ``range(n)``.
 

@@ -41,7 +41,7 @@ from rummysim.strategies.rollout import DISCARD, DRAW, Decision, Position
 FULL_DECK = (1 << 52) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _score(tb: Tables, h: Hand, winner: int, me: int, rummy: bool, multiplier: int) -> float:
     """`rollout.score`: +points if I went out, -points if another seat did (R8)."""
     left = 0
@@ -51,7 +51,7 @@ def _score(tb: Tables, h: Hand, winner: int, me: int, rummy: bool, multiplier: i
     return float(won if winner == me else -won)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cut_off(tb: Tables, h: Hand, me: int) -> float:
     """`rollout._cut_off`: how far ahead I am in points held, halved."""
     least = -1
@@ -63,7 +63,7 @@ def _cut_off(tb: Tables, h: Hand, me: int) -> float:
     return (least - points(tb, h.holdings[me])) / 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _draw(rules: np.ndarray, h: Hand, seat: int, take: bool, key: np.uint64) -> int:
     """`rollout.draw`: the card drawn (the top discard if `take`), or -1 if the hand stalls (R10)."""
     h.counts[TAKEN] = -1
@@ -80,7 +80,7 @@ def _draw(rules: np.ndarray, h: Hand, seat: int, take: bool, key: np.uint64) -> 
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish_turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, melded_before: bool, hope: float) -> int:
     """`rollout.finish_turn`: greedy's plays, then its discard (hopeful if `hope`); -1 if still in, else rummy."""
     n = plan_plays(tb, rules, h, seat)[0]
@@ -104,7 +104,7 @@ def _finish_turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, melded_befor
     return -1 if h.holdings[seat] else int(not melded_before)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _playout(
     tb: Tables, rules: np.ndarray, h: Hand, seat: int, me: int, depth: int, hope: float, key: np.uint64
 ) -> float:
@@ -122,20 +122,19 @@ def _playout(
     return _cut_off(tb, h, me)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _load(h: Hand, cards: np.ndarray, sizes: np.ndarray, fits: np.ndarray, has_melded: np.ndarray) -> None:
     """Set the hand to one determinized position (see `judge` for the layout of `cards` and `sizes`)."""
     n = h.holdings.size
-    h.holdings[:] = cards[:n]
-    h.has_melded[:] = has_melded
     n_stock, n_pile, n_table = sizes[0], sizes[1], sizes[2]
-    at = n
-    h.stock[:n_stock] = cards[at : at + n_stock]
-    at += n_stock
-    h.pile[:n_pile] = cards[at : at + n_pile]
-    at += n_pile
-    h.table[:n_table] = cards[at : at + n_table]
-    h.fits[:n_table] = fits[:n_table]
+    for seat in range(n):  # loops: slices would copy (no allocations here)
+        h.holdings[seat], h.has_melded[seat] = cards[seat], has_melded[seat]
+    for i in range(n_stock):
+        h.stock[i] = cards[n + i]
+    for i in range(n_pile):
+        h.pile[i] = cards[n + n_stock + i]
+    for i in range(n_table):
+        h.table[i], h.fits[i] = cards[n + n_stock + n_pile + i], fits[i]
     h.counts[STOCK], h.counts[PILE], h.counts[MELDS], h.counts[REBUILDS] = n_stock, n_pile, n_table, sizes[3]
     h.counts[TAKEN] = -1
     for seat in range(n):

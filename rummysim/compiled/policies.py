@@ -15,7 +15,6 @@ from numba import njit
 from rummysim.compiled.arrange import Tables, arrange, deadwood, deadwood_cards, has_meld, in_meld
 from rummysim.compiled.bits import below, draw, lowest, popcount
 from rummysim.compiled.state import (
-    ACE_VALUE,
     DISCARD_TO_GO_OUT,
     PILE,
     SEEN,
@@ -38,7 +37,7 @@ FULL_DECK = (1 << 52) - 1
 
 
 # -- greedy (rummysim.strategies.greedy) ------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
     """`Greedy.draw`: True to take the top discard (it lays off or lowers the least deadwood)."""
     top = top_discard(h)
@@ -53,7 +52,7 @@ def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
     return deadwood(tb, with_top, h.scratch) < deadwood(tb, holding, h.scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[int, int]:
     """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off."""
     if not fits & holding and not has_meld(tb, holding):
@@ -85,7 +84,7 @@ def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[i
     return n, left
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> tuple[int, int]:
     """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -93,7 +92,10 @@ def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> tuple[int, 
     fits = table_fits(h)
     n, left = _melds_and_lay_offs(tb, h, holding, fits)
     if not left and n and not leaves_legal_holding(0, 1, discard_only, taken):
-        for card in by_points(tb, holding, rules[ACE_VALUE]):
+        rest = holding
+        while rest:  # hold back one card, the highest by (points, card) first (greedy's order)
+            card = _highest_by_points(tb, rest)
+            rest ^= 1 << card
             if card != taken:
                 n_held, held_left = _melds_and_lay_offs(tb, h, holding ^ 1 << card, fits)
                 if not held_left:
@@ -105,23 +107,19 @@ def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> tuple[int, 
     return n, left
 
 
-@njit(cache=True)
-def by_points(tb: Tables, holding: int, ace_value: int) -> np.ndarray:
-    """The cards of a holding by points, then card, highest first (greedy's order to hold one back, R7.2)."""
-    cards = np.empty(popcount(holding), np.int64)
-    keys = np.empty(cards.size, np.int64)
-    k = 0
-    rest = holding
-    while rest:
-        card = lowest(rest)
-        rest &= rest - 1
-        cards[k] = card
-        keys[k] = -(tb.values[card % 13] * 64 + card)
-        k += 1
-    return cards[np.argsort(keys, kind="mergesort")]
+@njit(cache=True, _nrt=False, inline="always")
+def _highest_by_points(tb: Tables, mask: int) -> int:
+    """The card of a mask with the most points, then the highest card number (greedy's order to hold one back)."""
+    best, best_points = -1, -1
+    while mask:
+        card = lowest(mask)
+        mask &= mask - 1
+        if tb.values[card % 13] >= best_points:  # cards upward: a later card wins a tie
+            best, best_points = card, tb.values[card % 13]
+    return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def highest_card(tb: Tables, mask: int) -> int:
     """`rummysim.cards.highest_card`: most points, then higher rank, then suit S H D C (R8.2)."""
     span = (mask | mask >> 13 | mask >> 26 | mask >> 39) & 0x1FFF
@@ -133,7 +131,7 @@ def highest_card(tb: Tables, mask: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
     """`greedy.choose_discard`: the highest deadwood card other than the one taken (R4.3, R4.5)."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -154,7 +152,7 @@ def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
 
 
 # -- rummy_hunter (rummysim.strategies.rummy_hunter) --------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.ndarray) -> int:
     """`rummy_hunter.hunting_plays`: greedy's plays, or none while hunting unless out this turn (R8.3)."""
     n, left = plan_plays(tb, rules, h, seat)
@@ -171,7 +169,7 @@ def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.n
 
 
 # -- cautious (rummysim.strategies.cautious) -----------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def unseen(h: Hand, seat: int) -> int:
     """`Cautious.unseen`: cards in no known holding, not on the table nor in the piles."""
     mask = FULL_DECK & ~h.holdings[seat] & ~h.counts[SEEN] & ~pile_mask(h)
@@ -180,7 +178,7 @@ def unseen(h: Hand, seat: int) -> int:
     return mask
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
     """`cautious.potential`: three-card melds of `card` with one holding card and one unseen card."""
     count = 0
@@ -191,7 +189,7 @@ def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden: int, fits: int) -> float:
     """`Cautious.danger`: the expected melds `card` would give the next player (1 if it lays off)."""
     if fits >> card & 1:
@@ -214,7 +212,7 @@ def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden
     return min(expected, 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
     """`Cautious.discard`: the deadwood card of highest points less hope and danger, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -237,7 +235,7 @@ def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hopeful_discard(tb: Tables, h: Hand, seat: int, hope: float, hidden: int) -> int:
     """`cautious.hopeful_discard`: the deadwood card of highest points less `hope` x its potential, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -256,7 +254,7 @@ def hopeful_discard(tb: Tables, h: Hand, seat: int, hope: float, hidden: int) ->
 
 
 # -- uniform (rummysim.strategies.uniform) ----------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def pick(h: Hand, seat: int, n: int) -> int:
     """`Uniform._pick`: the next number below `n` of the seat's stream."""
     u = draw(h.keys[seat], h.draws[seat])
@@ -264,7 +262,7 @@ def pick(h: Hand, seat: int, n: int) -> int:
     return below(u, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def uniform_draw(h: Hand, seat: int) -> bool:
     """`Uniform.draw`: a random pile among those allowed (R4.6); True for the discard pile."""
     if not h.counts[PILE]:
@@ -272,7 +270,7 @@ def uniform_draw(h: Hand, seat: int) -> bool:
     return pick(h, seat, 2) == 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
     """`Uniform.play`: pick among "stop" and every legal meld and lay-off, again and again."""
     discard_only = rules[DISCARD_TO_GO_OUT] == 1
@@ -297,7 +295,7 @@ def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
         choice = pick(h, seat, k + 1)
         if choice == k:
             return n
-        h.plays[n, :] = options[choice, :]
+        h.plays[n, 0], h.plays[n, 1], h.plays[n, 2] = options[choice, 0], options[choice, 1], options[choice, 2]
         n += 1
         if options[choice, 0] == 0:
             meld = options[choice, 1]
@@ -313,7 +311,7 @@ def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
             return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def uniform_discard(h: Hand, seat: int) -> int:
     """`Uniform.discard`: a random card of the holding but the one taken (R4.5)."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]

@@ -16,7 +16,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from rummysim.cards import KING
-from rummysim.compiled.arrange import LANE, Tables
+from rummysim.compiled.arrange import LANE, OUT_SIZE, Tables
 from rummysim.compiled.bits import lowest, popcount
 
 PILE, STOCK, MELDS, TURN, REBUILDS, DRAWN, TAKEN, SEEN = range(8)
@@ -50,7 +50,7 @@ class Hand(NamedTuple):
     draws: np.ndarray
     """Per seat, the numbers its stream has given so far."""
     scratch: np.ndarray
-    """Room for the melds of an arrangement."""
+    """Room for the melds of an arrangement, then its work space (`rummysim.compiled.arrange.OUT_SIZE`)."""
     plays: np.ndarray
     """A seat's plays this turn: (kind, cards or card, meld index); kind 0 melds, 1 lays off."""
     ext: np.ndarray
@@ -68,13 +68,13 @@ def new_hand(n: int) -> Hand:
     return Hand(
         np.zeros(n, i64), np.zeros(n, i64), np.zeros(n, i64), np.zeros(52, i64), np.zeros(52, i64),
         np.zeros(MAX_MELDS, i64), np.zeros(MAX_MELDS, i64), np.zeros(8, i64), np.zeros(n, i64),
-        np.zeros(n, np.uint64), np.zeros(n, i64), np.zeros(24, i64), np.zeros((60, 3), i64),
+        np.zeros(n, np.uint64), np.zeros(n, i64), np.zeros(OUT_SIZE, i64), np.zeros((60, 3), i64),
         np.zeros(MAX_MELDS + 20, i64), np.zeros(MAX_MELDS + 20, i64), np.zeros(52, i64),
         np.zeros((400 + 52 * (MAX_MELDS + 20), 3), i64),
     )  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def lay_off_fits(tb: Tables, meld: int) -> int:
     """`rummysim.melds.lay_off_fits`: every card whose addition leaves a legal meld (R6.1).
 
@@ -110,7 +110,7 @@ def lay_off_fits(tb: Tables, meld: int) -> int:
     return fits << (13 * suit)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def table_fits(h: Hand) -> int:
     """`rummysim.strategies.tactics.fitting_cards`: the cards that lay off somewhere on the table."""
     fits = 0
@@ -119,14 +119,14 @@ def table_fits(h: Hand) -> int:
     return fits
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def top_discard(h: Hand) -> int:
     """The card on top of the discard pile, or -1 if it is empty."""
     n = h.counts[PILE]
     return h.pile[n - 1] if n else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def pile_mask(h: Hand) -> int:
     mask = 0
     for i in range(h.counts[PILE]):
@@ -134,7 +134,7 @@ def pile_mask(h: Hand) -> int:
     return mask
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def leaves_legal_holding(holding: int, n_played: int, discard_to_go_out: bool, taken: int) -> bool:
     """`rummysim.strategies.tactics.leaves_legal_holding` (R4.7, R7.2); `taken` -1 for none."""
     if not n_played:
@@ -144,16 +144,16 @@ def leaves_legal_holding(holding: int, n_played: int, discard_to_go_out: bool, t
     return taken < 0 or holding != 1 << taken
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def copy_table(h: Hand) -> int:
     """Copy the table and its fits into the planner's ``ext``; return its length."""
     n = h.counts[MELDS]
-    h.ext[:n] = h.table[:n]
-    h.ext_fits[:n] = h.fits[:n]
+    for i in range(n):
+        h.ext[i], h.ext_fits[i] = h.table[i], h.fits[i]
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_play(tb: Tables, h: Hand, seat: int, kind: int, cards: int, meld: int) -> None:
     """Play a meld (kind 0) or lay off a card on meld `meld` (kind 1): `rummysim.table.apply_event` (R5.4, R6.2).
 
