@@ -13,11 +13,10 @@ import itertools
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from rummysim.arrangement import _ACE_HIGH_RUN_END, arranger
 from rummysim.cards import N_RANKS, card_points, lane_points
-from rummysim.compiled.bits import lowest, popcount
+from rummysim.compiled.bits import kernel, lowest, popcount
 from rummysim.melds import meld_table
 from rummysim.rules import Ace, Rules
 
@@ -84,20 +83,20 @@ class Tables(NamedTuple):
         )  # fmt: skip
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def points(tb: Tables, mask: int) -> int:
     """`rummysim.cards.points`."""
     p = tb.lane_points
     return p[mask & LANE] + p[(mask >> 13) & LANE] + p[(mask >> 26) & LANE] + p[mask >> 39]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def group_ranks(mask: int) -> int:
     c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
     return (c & d & (h | s)) | (h & s & (c | d))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def has_meld(tb: Tables, mask: int) -> bool:
     """`Arranger.has_meld`: three cards of a rank or a sequence lie within the holding (R5)."""
     if group_ranks(mask):
@@ -107,7 +106,7 @@ def has_meld(tb: Tables, mask: int) -> bool:
     return dead[c] != c or dead[d] != d or dead[h] != h or dead[s] != s
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def in_meld(tb: Tables, card: int, mask: int) -> bool:
     """`Arranger.in_meld`: a card of the mask lies in a meld within it, so it need not be deadwood (R5)."""
     rank = card % 13
@@ -117,7 +116,7 @@ def in_meld(tb: Tables, card: int, mask: int) -> bool:
     return (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) >= 3
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood`: the least deadwood of a holding (R5, R8.2)."""
     t = tb.lane_deadwood
@@ -140,7 +139,7 @@ def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     return _best_groups_value(tb, mask, ranks)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _one_group(tb: Tables, mask: int, rank_bit: int) -> int:
     """The group `_best_groups` keeps when exactly one rank has three or four cards (0: none).
 
@@ -166,7 +165,7 @@ def _one_group(tb: Tables, mask: int, rank_bit: int) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood_cards`: the cards out of the melds of a best arrangement."""
     ranks = group_ranks(mask)
@@ -180,7 +179,7 @@ def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _with_lanes(tb: Tables, rest: int, out: np.ndarray, n: int) -> tuple[int, int]:
     """Add each lane's best sequences of `rest` to ``out[n:]``; return the meld count and the deadwood."""
     dead = 0
@@ -199,7 +198,7 @@ def _with_lanes(tb: Tables, rest: int, out: np.ndarray, n: int) -> tuple[int, in
     return n, dead
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def arrange(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     """`Arranger.arrange`: fill ``out`` with the melds, sorted; return (deadwood cards, deadwood, meld count).
 
@@ -221,7 +220,7 @@ def arrange(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     return dead, points(tb, dead), n
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _option(full: int, rank: int, j: int) -> int:
     """The j-th choice of groups at one rank: none, all its cards, then (four of a rank) all but one suit's."""
     if j == 0:
@@ -231,7 +230,7 @@ def _option(full: int, rank: int, j: int) -> int:
     return full ^ (1 << (13 * (j - 2) + rank))
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _best_groups_value(tb: Tables, mask: int, ranks: int) -> int:
     """The least deadwood over every choice of groups at up to three ranks (`_best_groups`, value only)."""
     t = tb.lane_deadwood
@@ -258,13 +257,13 @@ def _best_groups_value(tb: Tables, mask: int, ranks: int) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _rank_cards(mask: int, rank: int) -> int:
     """The cards of one rank in a mask."""
     return mask & (1 << rank | 1 << (13 + rank) | 1 << (26 + rank) | 1 << (39 + rank))
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _best_groups(tb: Tables, mask: int, ranks: int, out: np.ndarray) -> tuple[int, int]:
     """Try every choice of groups over up to three ranks, in `itertools.product` order, first best kept.
 
@@ -319,7 +318,7 @@ def _best_groups(tb: Tables, mask: int, ranks: int, out: np.ndarray) -> tuple[in
     return n, rest
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _sort(out: np.ndarray, n: int) -> None:
     """Sort ``out[:n]`` in place (a few melds: insertion sort, no allocation)."""
     for i in range(1, n):
@@ -331,7 +330,7 @@ def _sort(out: np.ndarray, n: int) -> None:
         out[j + 1] = value
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     """`Arranger._arrange_by_ranks`: the dynamic programme over ranks, for holdings of four or more group ranks."""
     candidates = 0  # the suits whose lane could end a sequence with a high ace, 4 bits a candidate
@@ -390,7 +389,7 @@ def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     return dead, best_cost, n
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _rank_programme(tb: Tables, out: np.ndarray, n_pos: int) -> int:
     """`Arranger._rank_programme`: least deadwood over the positions ``out[_COLS:]``; the suits in sequences
     go to ``out[_RUNS:]``.

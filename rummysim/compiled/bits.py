@@ -7,6 +7,9 @@ checks them over random keys), and the masks are the 52-bit masks of `rummysim.c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -19,6 +22,24 @@ _M1, _M2 = np.uint64(_MIX1), np.uint64(_MIX2)
 _S27, _S30, _S31, _S32 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(32)
 _ONE = np.uint64(1)
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def kernel(*, inline: bool = False) -> Callable[[F], F]:
+    """Compile a function with numba, cached on disk, without reference counting.
+
+    Numba counts references to every array a compiled function receives: with the state
+    and the tables passed as tuples of arrays, that was some 60 ns a call around work of
+    a few nanoseconds. So the kernels run without it (numba's ``_nrt=False``) and
+    allocate nothing: each array comes from the caller that made it (`state.new_hand`,
+    `game.play_games`, `playouts.judge`, which keep numba's defaults). `inline` inlines
+    the function into its callers.
+    """
+    options: dict[str, Any] = {"cache": True, "_nrt": False}
+    if inline:
+        options["inline"] = "always"
+    return njit(**options)
+
 
 @intrinsic
 def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
@@ -28,19 +49,19 @@ def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
     return x(x), codegen
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def popcount(mask: int) -> int:
     """Return how many cards a mask holds (`int.bit_count`), with the processor's popcount."""
     return _ctpop(mask)  # type: ignore[call-arg]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def lowest(mask: int) -> int:
     """Return the lowest card of a non-empty mask (the first of `iter_cards`)."""
     return trailing_zeros(mask)  # type: ignore[call-arg]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def mix64(z: np.uint64) -> np.uint64:
     """`rummysim.seeding.mix64`."""
     z = (z ^ (z >> _S30)) * _M1
@@ -48,25 +69,25 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def derive(key: np.uint64, step: int) -> np.uint64:
     """`rummysim.seeding.derive` with one path element."""
     return mix64(key ^ mix64((np.uint64(step) + _ONE) * _G))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def draw(key: np.uint64, i: int) -> np.uint64:
     """`rummysim.seeding.draw`."""
     return mix64(key + (np.uint64(i) + _ONE) * _G)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def below(u: np.uint64, n: int) -> int:
     """`rummysim.seeding.below`."""
     return np.int64(((u >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def shuffle(key: np.uint64, cards: np.ndarray, n: int) -> None:
     """Shuffle ``cards[:n]`` in place as `rummysim.seeding.permutation` orders ``range(n)``.
 

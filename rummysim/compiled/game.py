@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from rummysim.compiled.arrange import Tables, points
-from rummysim.compiled.bits import below, derive, draw, popcount, shuffle
+from rummysim.compiled.bits import below, derive, draw, kernel, popcount, shuffle
 from rummysim.compiled.policies import (
     CAUTIOUS,
     RUMMY_HUNTER,
@@ -66,7 +66,7 @@ _DISCARD, _MELD, _LAY_OFF = 1, 2, 3
 _STALLED = -1
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _deal(rules: np.ndarray, h: Hand, dealer: int, key: np.uint64) -> None:
     """`rummysim.dealing.deal` (R3.1-R3.3) into a fresh hand; the stock's top is its last card."""
     n, k = rules[N_PLAYERS], rules[N_DEALT]
@@ -92,7 +92,7 @@ def _deal(rules: np.ndarray, h: Hand, dealer: int, key: np.uint64) -> None:
     h.counts[DRAWN] = h.counts[TAKEN] = -1
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def rebuild_stock(rules: np.ndarray, h: Hand, key: np.uint64) -> bool:
     """Shuffle the discard pile but its top card into a new stock; False if the hand stalls (R10.1, R10.2)."""
     m = h.counts[PILE] - 1
@@ -128,7 +128,7 @@ def check_cards(h: Hand) -> None:
         raise AssertionError("a card is missing or in two places (R1.2)")
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, policy: int, params: np.ndarray, key: np.uint64) -> int:
     """Play one turn (R4); return how the seat went out (`WENT_OUT_BY` code), 0, or `_STALLED`."""
     h.counts[DRAWN] = h.counts[TAKEN] = -1
@@ -174,7 +174,7 @@ def _turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, policy: int, params
     return 0 if h.holdings[seat] else _DISCARD
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def play_hand(
     tb: Tables,
     rules: np.ndarray,

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from rummysim.compiled.arrange import Tables, points
-from rummysim.compiled.bits import popcount
+from rummysim.compiled.bits import kernel, popcount
 from rummysim.compiled.columns import rules_array, tables_of
 from rummysim.compiled.game import rebuild_stock
 from rummysim.compiled.policies import greedy_discard, greedy_draw, hopeful_discard, plan_plays
@@ -41,7 +41,7 @@ from rummysim.strategies.rollout import DISCARD, DRAW, Decision, Position
 FULL_DECK = (1 << 52) - 1
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _score(tb: Tables, h: Hand, winner: int, me: int, rummy: bool, multiplier: int) -> float:
     """`rollout.score`: +points if I went out, -points if another seat did (R8)."""
     left = 0
@@ -51,7 +51,7 @@ def _score(tb: Tables, h: Hand, winner: int, me: int, rummy: bool, multiplier: i
     return float(won if winner == me else -won)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _cut_off(tb: Tables, h: Hand, me: int) -> float:
     """`rollout._cut_off`: how far ahead I am in points held, halved."""
     least = -1
@@ -63,7 +63,7 @@ def _cut_off(tb: Tables, h: Hand, me: int) -> float:
     return (least - points(tb, h.holdings[me])) / 2
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _draw(rules: np.ndarray, h: Hand, seat: int, take: bool, key: np.uint64) -> int:
     """`rollout.draw`: the card drawn (the top discard if `take`), or -1 if the hand stalls (R10)."""
     h.counts[TAKEN] = -1
@@ -80,7 +80,7 @@ def _draw(rules: np.ndarray, h: Hand, seat: int, take: bool, key: np.uint64) -> 
     return card
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _finish_turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, melded_before: bool, hope: float) -> int:
     """`rollout.finish_turn`: greedy's plays, then its discard (hopeful if `hope`); -1 if still in, else rummy."""
     n = plan_plays(tb, rules, h, seat)[0]
@@ -104,7 +104,7 @@ def _finish_turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, melded_befor
     return -1 if h.holdings[seat] else int(not melded_before)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _playout(
     tb: Tables, rules: np.ndarray, h: Hand, seat: int, me: int, depth: int, hope: float, key: np.uint64
 ) -> float:
@@ -122,7 +122,7 @@ def _playout(
     return _cut_off(tb, h, me)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _load(h: Hand, cards: np.ndarray, sizes: np.ndarray, fits: np.ndarray, has_melded: np.ndarray) -> None:
     """Set the hand to one determinized position (see `judge` for the layout of `cards` and `sizes`)."""
     n = h.holdings.size

@@ -10,10 +10,9 @@ seat's own holding and the public state only (what its `PlayerView` would show).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rummysim.compiled.arrange import Tables, arrange, deadwood, deadwood_cards, has_meld, in_meld
-from rummysim.compiled.bits import below, draw, lowest, popcount
+from rummysim.compiled.bits import below, draw, kernel, lowest, popcount
 from rummysim.compiled.state import (
     DISCARD_TO_GO_OUT,
     PILE,
@@ -37,7 +36,7 @@ FULL_DECK = (1 << 52) - 1
 
 
 # -- greedy (rummysim.strategies.greedy) ------------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
     """`Greedy.draw`: True to take the top discard (it lays off or lowers the least deadwood)."""
     top = top_discard(h)
@@ -52,7 +51,7 @@ def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
     return deadwood(tb, with_top, h.scratch) < deadwood(tb, holding, h.scratch)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[int, int]:
     """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off."""
     if not fits & holding and not has_meld(tb, holding):
@@ -84,7 +83,7 @@ def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[i
     return n, left
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> tuple[int, int]:
     """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -107,7 +106,7 @@ def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> tuple[int, 
     return n, left
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _highest_by_points(tb: Tables, mask: int) -> int:
     """The card of a mask with the most points, then the highest card number (greedy's order to hold one back)."""
     best, best_points = -1, -1
@@ -119,7 +118,7 @@ def _highest_by_points(tb: Tables, mask: int) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def highest_card(tb: Tables, mask: int) -> int:
     """`rummysim.cards.highest_card`: most points, then higher rank, then suit S H D C (R8.2)."""
     span = (mask | mask >> 13 | mask >> 26 | mask >> 39) & 0x1FFF
@@ -131,7 +130,7 @@ def highest_card(tb: Tables, mask: int) -> int:
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
     """`greedy.choose_discard`: the highest deadwood card other than the one taken (R4.3, R4.5)."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -152,7 +151,7 @@ def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
 
 
 # -- rummy_hunter (rummysim.strategies.rummy_hunter) --------------------------------------------
-@njit(cache=True, _nrt=False)
+@kernel()
 def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.ndarray) -> int:
     """`rummy_hunter.hunting_plays`: greedy's plays, or none while hunting unless out this turn (R8.3)."""
     n, left = plan_plays(tb, rules, h, seat)
@@ -169,7 +168,7 @@ def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.n
 
 
 # -- cautious (rummysim.strategies.cautious) -----------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def unseen(h: Hand, seat: int) -> int:
     """`Cautious.unseen`: cards in no known holding, not on the table nor in the piles."""
     mask = FULL_DECK & ~h.holdings[seat] & ~h.counts[SEEN] & ~pile_mask(h)
@@ -178,7 +177,7 @@ def unseen(h: Hand, seat: int) -> int:
     return mask
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
     """`cautious.potential`: three-card melds of `card` with one holding card and one unseen card."""
     count = 0
@@ -189,7 +188,7 @@ def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
     return count
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden: int, fits: int) -> float:
     """`Cautious.danger`: the expected melds `card` would give the next player (1 if it lays off)."""
     if fits >> card & 1:
@@ -212,7 +211,7 @@ def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden
     return min(expected, 1.0)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
     """`Cautious.discard`: the deadwood card of highest points less hope and danger, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -235,7 +234,7 @@ def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def hopeful_discard(tb: Tables, h: Hand, seat: int, hope: float, hidden: int) -> int:
     """`cautious.hopeful_discard`: the deadwood card of highest points less `hope` x its potential, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -254,7 +253,7 @@ def hopeful_discard(tb: Tables, h: Hand, seat: int, hope: float, hidden: int) ->
 
 
 # -- uniform (rummysim.strategies.uniform) ----------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def pick(h: Hand, seat: int, n: int) -> int:
     """`Uniform._pick`: the next number below `n` of the seat's stream."""
     u = draw(h.keys[seat], h.draws[seat])
@@ -262,7 +261,7 @@ def pick(h: Hand, seat: int, n: int) -> int:
     return below(u, n)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def uniform_draw(h: Hand, seat: int) -> bool:
     """`Uniform.draw`: a random pile among those allowed (R4.6); True for the discard pile."""
     if not h.counts[PILE]:
@@ -270,7 +269,7 @@ def uniform_draw(h: Hand, seat: int) -> bool:
     return pick(h, seat, 2) == 1
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
     """`Uniform.play`: pick among "stop" and every legal meld and lay-off, again and again."""
     discard_only = rules[DISCARD_TO_GO_OUT] == 1
@@ -311,7 +310,7 @@ def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
             return n
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def uniform_discard(h: Hand, seat: int) -> int:
     """`Uniform.discard`: a random card of the holding but the one taken (R4.5)."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]

@@ -17,7 +17,7 @@ from numba.cpython.unsafe.numbers import leading_zeros
 
 from rummysim.cards import KING
 from rummysim.compiled.arrange import LANE, OUT_SIZE, Tables
-from rummysim.compiled.bits import lowest, popcount
+from rummysim.compiled.bits import kernel, lowest, popcount
 
 PILE, STOCK, MELDS, TURN, REBUILDS, DRAWN, TAKEN, SEEN = range(8)
 """Indices into `Hand.counts`: lengths of the discard pile, the stock and the table; the turn;
@@ -74,7 +74,7 @@ def new_hand(n: int) -> Hand:
     )  # fmt: skip
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def lay_off_fits(tb: Tables, meld: int) -> int:
     """`rummysim.melds.lay_off_fits`: every card whose addition leaves a legal meld (R6.1).
 
@@ -110,7 +110,7 @@ def lay_off_fits(tb: Tables, meld: int) -> int:
     return fits << (13 * suit)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def table_fits(h: Hand) -> int:
     """`rummysim.strategies.tactics.fitting_cards`: the cards that lay off somewhere on the table."""
     fits = 0
@@ -119,14 +119,14 @@ def table_fits(h: Hand) -> int:
     return fits
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def top_discard(h: Hand) -> int:
     """The card on top of the discard pile, or -1 if it is empty."""
     n = h.counts[PILE]
     return h.pile[n - 1] if n else -1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def pile_mask(h: Hand) -> int:
     mask = 0
     for i in range(h.counts[PILE]):
@@ -134,7 +134,7 @@ def pile_mask(h: Hand) -> int:
     return mask
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def leaves_legal_holding(holding: int, n_played: int, discard_to_go_out: bool, taken: int) -> bool:
     """`rummysim.strategies.tactics.leaves_legal_holding` (R4.7, R7.2); `taken` -1 for none."""
     if not n_played:
@@ -144,7 +144,7 @@ def leaves_legal_holding(holding: int, n_played: int, discard_to_go_out: bool, t
     return taken < 0 or holding != 1 << taken
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def copy_table(h: Hand) -> int:
     """Copy the table and its fits into the planner's ``ext``; return its length."""
     n = h.counts[MELDS]
@@ -153,7 +153,7 @@ def copy_table(h: Hand) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def apply_play(tb: Tables, h: Hand, seat: int, kind: int, cards: int, meld: int) -> None:
     """Play a meld (kind 0) or lay off a card on meld `meld` (kind 1): `rummysim.table.apply_event` (R5.4, R6.2).
 
