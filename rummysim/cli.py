@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 import click
 
 from rummysim.arrangement import best_arrangement
-from rummysim.errors import RummysimError
+from rummysim.errors import RummysimError, disk_error
+from rummysim.noise import muffled
 from rummysim.rules import Rules
 from rummysim.version import __version__
 
@@ -24,10 +25,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _one_line_errors(command: F) -> F:
+    """Print a `RummysimError` as one line (exit 1), and keep the libraries' warnings off the terminal."""
+
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with muffled():
+                return command(*args, **kwargs)
         except RummysimError as error:
             raise click.ClickException(str(error)) from None
 
@@ -143,7 +147,12 @@ def _write_report(folder: Path, *, quiet: bool) -> None:
     load_results(folder).check_tables("hands", "games")  # an error before any work
     if not quiet:
         click.echo("analysing the tables and drawing the report ...", err=True)
-    report = build_report(folder)
+    try:
+        report = build_report(folder)
+    except OSError as error:
+        raise disk_error(
+            error, folder=folder, doing="writing the report", then=f"run: rummysim report {folder}"
+        ) from error
     click.echo(str(report.markdown))
     click.echo(str(report.html))
 
