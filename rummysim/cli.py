@@ -177,6 +177,34 @@ def report(results_dir: str, quiet: bool) -> None:
 
 
 @main.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False))
+@click.option("--replay", "n_replay", type=int, default=0, show_default=True,
+              help="Also replay N hands, chosen from the seed, and compare them with the stored rows.")  # fmt: skip
+@_one_line_errors
+def verify(results_dir: str, n_replay: int) -> None:
+    """Check a results folder: checksums, schemas, every row, points (R8) and scores (R11).
+
+    Prints each problem on its own line, then one summary line; exit status 1 if anything
+    checked is wrong. What the folder lacks (committed results keep only the manifest) is
+    said as not checked.
+
+    \b
+    Example:
+      rummysim verify results/bots --replay 5
+    """
+    from rummysim.errors import whole_number
+    from rummysim.verify import verify_results
+
+    whole_number(n_replay, name="--replay", low=0)
+    verification = verify_results(results_dir, replay=n_replay)
+    for problem in verification.problems:
+        click.echo(f"problem: {problem}")
+    click.echo(verification.summary)
+    if not verification.ok:
+        raise SystemExit(1)
+
+
+@main.command()
 @click.argument("experiment_file", metavar="FILE")
 @_one_line_errors
 def validate(experiment_file: str) -> None:
