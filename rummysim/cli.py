@@ -47,6 +47,7 @@ def main() -> None:
     Examples:
       rummysim run experiments/acehigh.yaml
       rummysim report results/acehigh
+      rummysim verify results/acehigh
       rummysim validate experiments/acehigh.yaml
       rummysim deadwood "AS 2S 3S 7H 7D 7C KH"
       rummysim bench --json
