@@ -183,7 +183,7 @@ def report(results_dir: str, quiet: bool) -> None:
               help="Also replay N hands, chosen from the seed, and compare them with the stored rows.")  # fmt: skip
 @_one_line_errors
 def verify(results_dir: str, n_replay: int) -> None:
-    """Check a results folder: checksums, schemas, every row, points (R8) and scores (R11).
+    """Check a results folder: checksums, rows, points (R8) and scores (R11).
 
     Prints each problem on its own line, then one summary line; exit status 1 if anything
     checked is wrong. What the folder lacks (committed results keep only the manifest) is
