@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 import click
 
 from rummysim.arrangement import best_arrangement
-from rummysim.errors import RummysimError
+from rummysim.errors import RummysimError, disk_error
+from rummysim.noise import muffled
 from rummysim.rules import Rules
 from rummysim.version import __version__
 
@@ -24,10 +25,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _one_line_errors(command: F) -> F:
+    """Print a `RummysimError` as one line (exit 1), and keep the libraries' warnings off the terminal."""
+
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with muffled():
+                return command(*args, **kwargs)
         except RummysimError as error:
             raise click.ClickException(str(error)) from None
 
@@ -43,6 +47,7 @@ def main() -> None:
     Examples:
       rummysim run experiments/acehigh.yaml
       rummysim report results/acehigh
+      rummysim verify results/acehigh
       rummysim validate experiments/acehigh.yaml
       rummysim deadwood "AS 2S 3S 7H 7D 7C KH"
       rummysim bench --json
@@ -143,7 +148,12 @@ def _write_report(folder: Path, *, quiet: bool) -> None:
     load_results(folder).check_tables("hands", "games")  # an error before any work
     if not quiet:
         click.echo("analysing the tables and drawing the report ...", err=True)
-    report = build_report(folder)
+    try:
+        report = build_report(folder)
+    except OSError as error:
+        raise disk_error(
+            error, folder=folder, doing="writing the report", then=f"run: rummysim report {folder}"
+        ) from error
     click.echo(str(report.markdown))
     click.echo(str(report.html))
 
@@ -165,6 +175,34 @@ def report(results_dir: str, quiet: bool) -> None:
       rummysim report results/acehigh
     """
     _write_report(Path(results_dir), quiet=quiet)
+
+
+@main.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False))
+@click.option("--replay", "n_replay", type=int, default=0, show_default=True,
+              help="Also replay N hands, chosen from the seed, and compare them with the stored rows.")  # fmt: skip
+@_one_line_errors
+def verify(results_dir: str, n_replay: int) -> None:
+    """Check a results folder: checksums, rows, points (R8) and scores (R11).
+
+    Prints each problem on its own line, then one summary line; exit status 1 if anything
+    checked is wrong. What the folder lacks (committed results keep only the manifest) is
+    said as not checked.
+
+    \b
+    Example:
+      rummysim verify results/bots --replay 5
+    """
+    from rummysim.errors import whole_number
+    from rummysim.verify import verify_results
+
+    whole_number(n_replay, name="--replay", low=0)
+    verification = verify_results(results_dir, replay=n_replay)
+    for problem in verification.problems:
+        click.echo(f"problem: {problem}")
+    click.echo(verification.summary)
+    if not verification.ok:
+        raise SystemExit(1)
 
 
 @main.command()

@@ -8,6 +8,7 @@ any other exception is a bug and keeps its traceback.
 from __future__ import annotations
 
 import difflib
+import errno
 from collections.abc import Iterable
 from typing import Any
 
@@ -60,6 +61,32 @@ class StrategyError(RummysimError):
         super().__init__(message)
         self.seat = seat
         self.strategy = strategy
+
+
+class DiskError(RummysimError):
+    """The file system refused a write: no space, no permission, read-only or a folder gone."""
+
+
+_DISK: dict[int, tuple[str, str]] = {
+    errno.ENOSPC: ("no space left on the device", "free some space"),
+    errno.EDQUOT: ("the disk quota is used up", "free some space"),
+    errno.EACCES: ("permission denied", "make it writable (or give another --out)"),
+    errno.EPERM: ("permission denied", "make it writable (or give another --out)"),
+    errno.EROFS: ("the file system is read-only", "remount it writable (or give another --out)"),
+    errno.ENOENT: ("the folder, or a file in it, is missing", "check that nothing else removes it"),
+    errno.ENOTDIR: ("a part of its path is a file, not a folder", "give another --out"),
+}
+
+
+def disk_error(error: OSError, *, folder: object, doing: str, then: str) -> DiskError:
+    """Return the one-line `DiskError` of a failed write: the folder, what went wrong while `doing` what, what to do.
+
+    >>> full = OSError(errno.ENOSPC, "No space left on device")
+    >>> print(disk_error(full, folder="out/tiny", doing="writing chunks", then="run the same command again"))
+    out/tiny: no space left on the device while writing chunks; free some space, then run the same command again
+    """
+    what, fix = _DISK.get(error.errno or 0, (error.strerror or str(error), "fix the file system"))
+    return DiskError(f"{folder}: {what} while {doing}; {fix}, then {then}")
 
 
 def whole_number(value: Any, *, name: str, low: int, rule: str = "", optional: bool = False) -> Any:

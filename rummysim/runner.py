@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -28,11 +27,13 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 import rummysim.compiled as compiled
+import rummysim.provenance as provenance
 from rummysim.design import Condition, Experiment, check_streams, rotated
 from rummysim.engines import choose_engine
-from rummysim.errors import ConfigError, whole_number
+from rummysim.errors import ConfigError, DiskError, disk_error, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.game import play_game
+from rummysim.ledger import LEDGER, Ledger, chunk_span
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.seeding import STREAMS
 from rummysim.strategies.sealed import SealedPool
@@ -42,14 +43,20 @@ from rummysim.tables import (
     finished_chunks,
     load_results,
     merge_chunks,
+    remove_leftovers,
     to_arrow,
     write_chunk,
+    write_text_atomic,
 )
 from rummysim.version import __version__
 
 DEFAULT_CHUNK_GAMES = 100
 STATE = "run.json"
 LOCK = ".lock"
+RESUME = "run the same command again to resume"
+AGAIN = "run the same command again"
+ROUNDS = 3
+"""How many times a chunk is played again before a run gives up on a disk that keeps damaging it."""
 
 
 class Chunk(NamedTuple):
@@ -115,8 +122,8 @@ def plan(
     """
     covered: dict[int, list[tuple[int, int]]] = {}
     for chunk_id in done:
-        number, first, last = chunk_id.split("-")
-        covered.setdefault(int(number[1:]), []).append((int(first[1:]), int(last)))
+        number, first, last = chunk_span(chunk_id)
+        covered.setdefault(number, []).append((first, last))
     chunks = []
     for index, condition in enumerate(experiment.conditions):
         spans = sorted(covered.get(index, []))
@@ -172,11 +179,21 @@ def _execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str |
 
 
 @contextlib.contextmanager
+def _writing(folder: Path, doing: str, then: str = RESUME) -> Iterator[None]:
+    """Turn a failed write (no space, no permission, read-only, a folder gone) into one line naming `folder`."""
+    try:
+        yield
+    except OSError as error:
+        raise disk_error(error, folder=folder, doing=doing, then=then) from error
+
+
+@contextlib.contextmanager
 def _lock(folder: Path) -> Iterator[None]:
     """Hold an exclusive lock on the results folder; the OS frees it if the process dies."""
     import fcntl
 
-    handle = open(folder / LOCK, "a+")  # noqa: SIM115 - held for the whole run
+    with _writing(folder, "preparing the results folder", then=AGAIN):
+        handle = open(folder / LOCK, "a+")  # noqa: SIM115 - held for the whole run
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -190,21 +207,6 @@ def _lock(folder: Path) -> Iterator[None]:
     finally:
         fcntl.flock(handle, fcntl.LOCK_UN)
         handle.close()
-
-
-def _git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
 
 
 @dataclass
@@ -245,16 +247,15 @@ def _prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
                 f"this one {experiment.fingerprint()}); rerun with --force to start over or give another --out"
             )
     if force:
-        for name in ("chunks", STATE, MANIFEST, "hands.parquet", "games.parquet", "turns.parquet"):
+        for name in ("chunks", STATE, LEDGER, MANIFEST, "hands.parquet", "games.parquet", "turns.parquet"):
             path = folder / name
             if path.is_dir():
                 shutil.rmtree(path)
             elif path.exists():
                 path.unlink()
     state = {"fingerprint": experiment.fingerprint(), "streams": STREAMS, "experiment": experiment.to_dict()}
-    tmp = folder / f".{STATE}.tmp"
-    tmp.write_text(json.dumps(state, indent=2))
-    os.replace(tmp, state_path)
+    write_text_atomic(json.dumps(state, indent=2), state_path)
+    remove_leftovers(folder)
 
 
 def run_experiment(
@@ -292,9 +293,11 @@ def run_experiment(
     if n_jobs == 0:
         raise ConfigError("--jobs: 0 workers; give a number of workers, or -1 for every core")
     folder = Path(out) / experiment.name
-    folder.mkdir(parents=True, exist_ok=True)
+    with _writing(folder, "preparing the results folder", then=AGAIN):
+        folder.mkdir(parents=True, exist_ok=True)
     with _lock(folder):
-        _prepare(folder, experiment, force=force)
+        with _writing(folder, "preparing the results folder", then=AGAIN):
+            _prepare(folder, experiment, force=force)
         # Finished means the manifest and the tables: committed results keep only the
         # manifest and report (results/README.md), and a run there plays the tables again.
         if all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
@@ -307,38 +310,66 @@ def run_experiment(
         )  # fmt: skip
 
 
+def _prove(ledger: Ledger, chunk_dir: Path, experiment: Experiment) -> set[str]:
+    """Return the finished chunks whose bytes match the ledger; say which ones are played again, and why."""
+
+    def notice(chunk_id: str, problem: str) -> None:
+        number, start, stop = chunk_span(chunk_id)
+        name = experiment.conditions[number].name if number < len(experiment.conditions) else f"#{number}"
+        problem = problem if problem == "is missing" else f"is damaged: {problem}"
+        print(f"rummysim: chunk {chunk_id} (condition {name}, games {start} to {stop - 1}) in {chunk_dir} "
+              f"{problem}; playing its games again", file=sys.stderr)  # fmt: skip
+
+    with _writing(chunk_dir, "checking the chunks"):
+        return ledger.prove(chunk_dir, finished_chunks(chunk_dir), notice=notice)
+
+
 def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, scheduler: str | None,
          chunk_games: int, trace: bool, quiet: bool, overrides: dict[str, Any]) -> Results:  # fmt: skip
     chunk_dir = folder / "chunks"
-    chunk_dir.mkdir(exist_ok=True)
-    done = set(finished_chunks(chunk_dir))
+    with _writing(chunk_dir, "writing chunks"):
+        chunk_dir.mkdir(exist_ok=True)
+        ledger = Ledger(folder)
+    done = _prove(ledger, chunk_dir, experiment)  # on resume: only chunks that prove themselves count
+    resumed = len(done)
     choices = [choose_engine(experiment, c, trace=trace) for c in experiment.conditions]
     unavailable = next((c.why for c in choices if c.unavailable), None)
     if unavailable is not None:
         print(f"rummysim: {unavailable}; playing on the reference engine, with the same results", file=sys.stderr)
     engines = [c.engine for c in choices]
-    todo = plan(experiment, chunk_games=chunk_games, trace=trace, done=done, engines=engines)
     started = datetime.now(timezone.utc)
     clock = time.perf_counter()
     total_games = sum(experiment.games_of(c) for c in experiment.conditions)
     progress = _Progress(total_games, quiet)
-    progress.update(total_games - sum(c.stop - c.start for c in todo), 0)
-    sizes = {c.id: c.stop - c.start for c in todo}
+    progress.update(sum(chunk_span(c)[2] - chunk_span(c)[1] for c in done), 0)
     hands_played = 0
     try:
-        for chunk_id, tables, n_hands in _execute(todo, backend=backend, n_jobs=n_jobs, scheduler=scheduler):
-            write_chunk(chunk_dir, chunk_id, tables)
-            hands_played += n_hands
-            progress.update(sizes[chunk_id], n_hands)
+        for round_ in range(ROUNDS + 1):
+            todo = plan(experiment, chunk_games=chunk_games, trace=trace, done=done, engines=engines)
+            if not todo:
+                break
+            if round_ == ROUNDS:
+                raise DiskError(
+                    f"{chunk_dir}: chunks were still damaged after being played {ROUNDS} times; the disk may be "
+                    f"failing: check it, then {RESUME}"
+                )
+            sizes = {c.id: c.stop - c.start for c in todo}
+            for chunk_id, tables, n_hands in _execute(todo, backend=backend, n_jobs=n_jobs, scheduler=scheduler):
+                with _writing(chunk_dir, "writing chunks"):
+                    ledger.add(chunk_id, write_chunk(chunk_dir, chunk_id, tables))
+                hands_played += n_hands
+                progress.update(sizes[chunk_id], n_hands)
+            done = _prove(ledger, chunk_dir, experiment)  # before the merge: bad data is never merged
     finally:
         progress.close()
     seconds = time.perf_counter() - clock
-    chunks = [chunk_dir / c for c in finished_chunks(chunk_dir)]
+    chunks = [chunk_dir / c for c in sorted(done)]
     kinds = ["hands", "games"] + (["turns"] if trace and all((c / "turns.parquet").exists() for c in chunks) else [])
-    rows = merge_chunks(chunks, folder, kinds)
+    with _writing(folder, "merging the tables"):
+        records = merge_chunks(chunks, folder, kinds)
     manifest = {
         "rummysim_version": __version__,
-        "git_commit": _git_commit(),
+        "git_commit": provenance.git_commit(),
         "experiment": experiment.to_dict(),
         "fingerprint": experiment.fingerprint(),
         "source": experiment.source,
@@ -348,29 +379,25 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
             c.name: {"engine": e.engine, "why": e.why, **({"playouts": e.playouts} if e.playouts else {})}
             for c, e in zip(experiment.conditions, choices, strict=True)
         },
-        "seeds": {
-            "seed": experiment.seed,
-            "deal": "SplitMix64 keyed by derive(root(seed), 0, game, hand): deal (sub-key 0), rebuild r (1 + r)",
-            "strategy": "PCG64(BLAKE2b(SeedSequence(seed, spawn_key=(1, game, seat)))): each bot, a one-way key",
-            "first_dealer": "SplitMix64 keyed by derive(root(seed), 2, game)",
-            "seats": "seat s of game g plays players[(s + g) % n]",
-        },
+        "seeds": provenance.seeds(experiment.seed),
         "started": started.isoformat(timespec="seconds"),
         "seconds": round(seconds, 3),
         "hands_played_this_run": hands_played,
         "hands_per_second": round(hands_played / seconds, 1) if seconds > 0 else None,
-        "resumed_chunks": len(done),
+        "resumed_chunks": resumed,
         "host": platform.node(),
         "platform": platform.platform(),
         "python": platform.python_version(),
+        "libraries": provenance.libraries(),
+        "plugins": provenance.plugin_sources(experiment),
         "backend": backend,
         "scheduler": scheduler,
         "n_jobs": n_jobs if n_jobs > 0 else os.cpu_count(),
         "chunk_games": chunk_games,
-        "tables": {kind: {"file": f"{kind}.parquet", "rows": n} for kind, n in rows.items()},
+        "tables": {kind: {"file": f"{kind}.parquet", **record} for kind, record in records.items()},
     }
-    tmp = folder / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2))
-    os.replace(tmp, folder / MANIFEST)
-    shutil.rmtree(chunk_dir)
+    with _writing(folder, "writing the manifest"):
+        write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
+        shutil.rmtree(chunk_dir)
+        (folder / LEDGER).unlink(missing_ok=True)
     return load_results(folder)

@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rummysim.checksums import table_record
 from rummysim.design import Experiment, from_manifest
 from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
@@ -59,21 +60,44 @@ def to_arrow(kind: str, condition: str, records: Sequence[tuple[Any, ...]]) -> p
 
 
 def write_table_atomic(table: pa.Table, path: Path) -> None:
-    """Write a Parquet file under a temporary name, then rename it into place."""
+    """Write a Parquet file under a temporary name, then rename it into place (no temporary file is left)."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def write_chunk(folder: Path, chunk_id: str, tables: dict[str, pa.Table]) -> None:
-    """Write one chunk's tables as a whole: a temporary folder renamed into place."""
+def write_text_atomic(text: str, path: Path) -> None:
+    """Write a text file under a temporary name, then rename it into place (no temporary file is left)."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_chunk(folder: Path, chunk_id: str, tables: dict[str, pa.Table]) -> dict[str, dict[str, Any]]:
+    """Write one chunk's tables as a whole: a temporary folder renamed into place; return its `chunk_record`.
+
+    The checksums are taken before the rename, of the files as written; on any error the
+    temporary folder is removed.
+    """
     tmp = folder / f".tmp-{chunk_id}-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    for kind, table in tables.items():
-        pq.write_table(table, tmp / f"{kind}.parquet")
-    os.replace(tmp, folder / chunk_id)
+    try:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+        record = {}
+        for kind, table in tables.items():
+            pq.write_table(table, tmp / f"{kind}.parquet")
+            record[kind] = table_record(tmp / f"{kind}.parquet", table.num_rows)
+        os.replace(tmp, folder / chunk_id)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return record
 
 
 def finished_chunks(folder: Path) -> list[str]:
@@ -85,22 +109,35 @@ def finished_chunks(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dict[str, int]:
-    """Stream the chunks' tables, in order, into one Parquet file per kind; return the row counts."""
+def remove_leftovers(folder: Path) -> None:
+    """Remove the temporary files a stopped merge or manifest write left (``.NAME.tmp-PID``)."""
+    for leftover in folder.glob(".*.tmp*"):
+        if leftover.is_file():
+            leftover.unlink(missing_ok=True)
+
+
+def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Stream the chunks' tables, in order, into one Parquet file per kind; return each one's `table_record`.
+
+    On any error the temporary file is removed and the tables already in place are kept.
+    """
     chunks = list(chunks)
-    rows = {}
+    records = {}
     for kind in kinds:
         path = out / f"{kind}.parquet"
         tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        with pq.ParquetWriter(tmp, SCHEMAS[kind]) as writer:
-            count = 0
-            for chunk in chunks:
-                table = pq.read_table(chunk / f"{kind}.parquet", schema=SCHEMAS[kind])
-                writer.write_table(table)
-                count += table.num_rows
-        os.replace(tmp, path)
-        rows[kind] = count
-    return rows
+        try:
+            with pq.ParquetWriter(tmp, SCHEMAS[kind]) as writer:
+                count = 0
+                for chunk in chunks:
+                    table = pq.read_table(chunk / f"{kind}.parquet", schema=SCHEMAS[kind])
+                    writer.write_table(table)
+                    count += table.num_rows
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        records[kind] = table_record(path, count)
+    return records
 
 
 @dataclass

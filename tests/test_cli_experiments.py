@@ -163,7 +163,8 @@ def test_validate_says_which_engine_plays_each_condition_and_why_not_compiled(ru
     assert result.exit_code == 0, result.output
     assert [line.split(", engine: ")[1] for line in result.output.splitlines()[1:]] == [
         "compiled",
-        "python (montecarlo has no compiled twin (those are uniform, greedy, rummy_hunter, cautious))",
+        "python (montecarlo has no compiled twin (those are uniform, greedy, rummy_hunter, cautious)), "
+        "playouts: compiled",
         "python (engine: python)",
     ]
 

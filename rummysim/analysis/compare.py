@@ -15,6 +15,7 @@ of their own (`Verdict`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,7 @@ import pandas as pd
 from statsmodels.stats.contingency_tables import SquareTable, mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import test_proportions_2indep
+from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio_difference
 from rummysim.analysis.metrics import (
@@ -67,6 +69,8 @@ class Verdict(StrEnum):
     """A test of a whole distribution (the winning seat's) holds after Holm's correction."""
     NO_DIFFERENCE_SHOWN = "no difference shown"
     """A test of a whole distribution does not hold after Holm's correction."""
+    NOT_COMPUTED = "test could not be computed (too few games)"
+    """Its planned test has no p-value: a singular table on a small run (Stuart-Maxwell), or no data."""
 
     @property
     def is_shown(self) -> bool:
@@ -111,10 +115,14 @@ class Comparison:
         test = self.tests.get(metric)
         if test is None:
             return Verdict.UNCORRECTED
+        if np.isnan(test.p):
+            return Verdict.NOT_COMPUTED
         return Verdict.HOLDS if test.p_holm < ALPHA else Verdict.NOT_AFTER_HOLM
 
     def distribution_verdict(self, metric: str) -> Verdict:
         """Return how a test of a whole distribution stands, such as the winning seat's (Stuart-Maxwell)."""
+        if np.isnan(self.tests[metric].p):
+            return Verdict.NOT_COMPUTED
         return Verdict.DIFFERS if self.tests[metric].p_holm < ALPHA else Verdict.NO_DIFFERENCE_SHOWN
 
 
@@ -222,7 +230,12 @@ def _first_seat_paired(
         )
         table = pd.crosstab(decided_a["winner_start"].to_numpy(), decided_b["winner_start"].to_numpy())
         table = table.reindex(index=range(n), columns=range(n), fill_value=0)
-        p = float(SquareTable(table.to_numpy(), shift_zeros=False).homogeneity().pvalue)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SingularMatrixWarning)
+            try:
+                p = float(SquareTable(table.to_numpy(), shift_zeros=False).homogeneity().pvalue)
+            except SingularMatrixWarning:  # too few games for the table: said as such, never a p-value
+                p = float("nan")
         result.tests["seat_distribution_game"] = Test("seat_distribution_game", "Stuart-Maxwell", p)
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
 from rummysim.report.answer import answer, p_text
 from rummysim.report.figures import CHARTS, draw_all
-from rummysim.tables import load_results
+from rummysim.tables import load_results, write_text_atomic
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.45; }
@@ -158,10 +158,10 @@ def build_report(folder: str | Path, *, analysis: Analysis | None = None) -> Rep
     paths = {}
     for name, table in tables.items():
         paths[name] = folder / f"summary_{name}.csv"
-        table.to_csv(paths[name], index=False)
+        write_text_atomic(table.to_csv(index=False), paths[name])
     text = render_markdown(analysis, figures, folder)
     md = folder / "report.md"
-    md.write_text(text)
+    write_text_atomic(text, md)
     html = folder / "report.html"
-    html.write_text(render_html(text, title=analysis.question, folder=folder))
+    write_text_atomic(render_html(text, title=analysis.question, folder=folder), html)
     return Report(md, html, figures, paths)

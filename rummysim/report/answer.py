@@ -108,6 +108,8 @@ def _status(comp: Comparison, metric: str) -> str:
     verdict = _verdict(comp, metric)
     if test is None or comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
         return verdict
+    if comp.verdict(metric) is Verdict.NOT_COMPUTED:
+        return f"interval excludes zero, but its test ({test.method}) could not be computed (too few games)"
     return f"{test.method} p {_eq(test.p)}, Holm-adjusted p {_eq(test.p_holm)}: {verdict}"
 
 

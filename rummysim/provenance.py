@@ -1,0 +1,81 @@
+"""Where a run's results came from, for its manifest: the code, the libraries, the plug-in bots, the seeds.
+
+The tables depend on the experiment and its seed alone; these records are there so that a
+later difference (another machine, an upgraded library, an edited plug-in bot) can be
+explained: the git commit, the version of every library the run and its report use, and
+for each plug-in bot the SHA-256 of its source file.
+"""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rummysim.checksums import file_digest
+from rummysim.design import Experiment
+from rummysim.specs import split_spec
+from rummysim.strategies.registry import check_strategy, is_builtin
+
+LIBRARIES = ("numpy", "pandas", "pyarrow", "scipy", "statsmodels", "numba", "joblib", "matplotlib", "distributed")
+
+
+def git_commit() -> str | None:
+    """Return the commit of rummysim's source tree, or None outside a git checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def libraries() -> dict[str, str | None]:
+    """Return the installed version of each library in `LIBRARIES` (None if it is not installed)."""
+    versions: dict[str, str | None] = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def plugin_sources(experiment: Experiment) -> dict[str, dict[str, Any]]:
+    """Return, for each plug-in bot the experiment seats, its class, source file and that file's SHA-256."""
+    found: dict[str, dict[str, Any]] = {}
+    for condition in experiment.conditions:
+        for spec in condition.players:
+            name, _ = split_spec(spec)
+            cls, _ = check_strategy(spec)
+            if name in found or is_builtin(cls):
+                continue
+            entry: dict[str, Any] = {"class": f"{cls.__module__}.{cls.__qualname__}", "file": None, "sha256": None}
+            try:
+                path = inspect.getsourcefile(cls)
+            except TypeError:  # defined where no file holds it
+                path = None
+            if path and Path(path).is_file():
+                entry["file"] = str(path)
+                entry["sha256"] = file_digest(Path(path))
+            found[name] = entry
+    return found
+
+
+def seeds(seed: int) -> dict[str, Any]:
+    """Return the seed and how every random stream derives from it (`rummysim.seeding`)."""
+    return {
+        "seed": seed,
+        "deal": "SplitMix64 keyed by derive(root(seed), 0, game, hand): deal (sub-key 0), rebuild r (1 + r)",
+        "strategy": "PCG64(BLAKE2b(SeedSequence(seed, spawn_key=(1, game, seat)))): each bot, a one-way key",
+        "first_dealer": "SplitMix64 keyed by derive(root(seed), 2, game)",
+        "seats": "seat s of game g plays players[(s + g) % n]",
+    }

@@ -1,0 +1,195 @@
+"""`rummysim verify` (issue 14): it passes every fresh and committed results folder and catches every planted defect."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+import rummysim.runner as runner
+from rummysim.cli import main
+from rummysim.experiment import parse_experiment
+from rummysim.runner import run_experiment
+from rummysim.tables import SCHEMAS
+from rummysim.verify import verify_results
+
+ROOT = Path(__file__).parent.parent
+SPEC = {
+    "name": "tiny",
+    "question": "Does it verify?",
+    "seed": 11,
+    "games": 6,
+    "players": ["greedy", "uniform"],
+    "rules": {"target_score": 40},
+    "conditions": {"basic": {}, "ace_high": {"rules": {"ace": "high_or_low"}}},
+}
+CHECKED = "manifest, checksums, schemas, rows (every game x seat, every hand x seat), points (R8), scores (R11)"
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fresh")
+    return run_experiment(parse_experiment(SPEC, source="tiny.yaml"), out=out, n_jobs=1).folder
+
+
+@pytest.fixture
+def copy(fresh, tmp_path):
+    """A copy of the fresh run to plant a defect in."""
+    return Path(shutil.copytree(fresh, tmp_path / "tiny"))
+
+
+def verify(folder, *args):
+    return CliRunner().invoke(main, ["verify", str(folder), *args])
+
+
+def rewrite(folder: Path, kind: str, frame: pd.DataFrame, *, reseal: bool) -> None:
+    """Write a changed table; with `reseal`, record its new checksum and rows, as a careful tamperer would."""
+    path = folder / f"{kind}.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, schema=SCHEMAS[kind], preserve_index=False), path)
+    if reseal:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        manifest["tables"][kind].update(sha256=hashlib.sha256(path.read_bytes()).hexdigest(), rows=len(frame))
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_fresh_run_verifies_with_its_replayed_hands(fresh):
+    result = verify(fresh, "--replay", "4")
+    assert result.exit_code == 0, result.output
+    assert result.output == f"{fresh}: verified: {CHECKED}, 4 replayed hands\n"
+
+
+@pytest.mark.parametrize("name", ["acehigh", "bots", "discard_to_go_out", "going_rummy", "players"])
+def test_every_committed_results_folder_verifies_what_it_keeps(name, tmp_path):
+    folder = tmp_path / name  # what git keeps of it, not the tables a local run may have left beside it
+    tracked = subprocess.run(
+        ["git", "ls-files", f"results/{name}"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert tracked
+    for path in tracked:
+        (folder / Path(path).relative_to(f"results/{name}")).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / path, folder / Path(path).relative_to(f"results/{name}"))
+    result = verify(folder)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("\n") == 1 and "problem" not in result.output
+    if name == "bots":  # the only one that keeps its tables; written before checksums were recorded
+        assert result.output == (
+            f"{folder}: verified what is there: manifest, schemas, rows (every game x seat, every hand x seat), "
+            "points (R8), scores (R11); could not check: checksums of hands, games (the manifest, written by "
+            "rummysim 0.1.0, records none)\n"
+        )
+    else:
+        assert result.output == (
+            f"{folder}: verified what is there: manifest; could not check: tables, rows, points and scores (no "
+            "hands.parquet or games.parquet: committed results keep only the manifest; play them again with: "
+            f"rummysim run experiments/{name}.yaml)\n"
+        )
+
+
+def winner_of_a_last_hand(hands: pd.DataFrame) -> int:
+    """Return the index of the winner's row in the last hand of the first game that has a winner there."""
+    last = hands.groupby(["condition", "game"]).hand.transform("max")
+    return int(hands[(hands.hand == last) & hands.won].index[0])
+
+
+def test_a_table_with_one_rows_points_changed_is_caught_r8_r11(copy):
+    hands = pd.read_parquet(copy / "hands.parquet")
+    row = winner_of_a_last_hand(hands)
+    hands.loc[row, "points"] += 5
+    rewrite(copy, "hands", hands, reseal=False)
+    c, g, h, s = hands.loc[row, ["condition", "game", "hand", "seat"]]
+    path = copy / "hands.parquet"
+    result = verify(copy)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"problem: {path}: does not match its checksum in manifest.json",
+        f"problem: {path}: the winner's points are not the others' holding points times the multiplier "
+        f"(R8.1, R8.3): condition {c}, game {g}, hand {h}, seat {s}",
+        f"problem: {path}: score is not the running sum of points (R11): condition {c}, game {g}, hand {h}, seat {s}",
+        f"problem: {copy / 'games.parquet'}: score does not add up from hands.parquet (R11): "
+        f"condition {c}, game {g}, seat {s}",
+        f"{copy}: 4 problems found (listed above); checked: {CHECKED}",
+    ]
+
+
+def test_a_resealed_table_with_a_holding_changed_is_caught_by_its_points_r8_2(copy):
+    hands = pd.read_parquet(copy / "hands.parquet")
+    held = hands.holding_end
+    row = int(hands[(held.str.len() > 0) & ~held.str.contains("KS")].index[0])
+    hands.loc[row, "holding_end"] = "KS " + held[row]  # a king more than the seat held, its points unchanged
+    rewrite(copy, "hands", hands, reseal=True)
+    c, g, h, s = hands.loc[row, ["condition", "game", "hand", "seat"]]
+    problems = verify_results(copy).problems
+    assert problems[0] == (
+        f"{copy / 'hands.parquet'}: holding_points is not the points of holding_end (R8.2): "
+        f"condition {c}, game {g}, hand {h}, seat {s}"
+    )
+
+
+def test_a_missing_hand_x_seat_row_is_caught(copy):
+    hands = pd.read_parquet(copy / "hands.parquet")
+    row = int(hands[~hands.won].index[-1])
+    c, g = hands.loc[row, ["condition", "game"]]
+    rewrite(copy, "hands", hands.drop(index=row), reseal=True)
+    problems = verify_results(copy).problems
+    assert (
+        f"{copy / 'hands.parquet'}: games whose hands x seats are not all there once (games.n_hands): "
+        f"condition {c}, game {g}"
+    ) in problems
+
+
+def test_a_truncated_table_is_named_and_not_read(copy):
+    path = copy / "games.parquet"
+    path.write_bytes(path.read_bytes()[:100])
+    result = verify(copy)
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0] == f"problem: {path}: does not match its checksum in manifest.json"
+    assert lines[1].startswith(f"problem: {path}: cannot be read as Parquet (")
+    assert lines[2] == f"{copy}: 2 problems found (listed above); checked: manifest, checksums"
+
+
+def test_a_row_the_rules_allow_but_the_seed_did_not_deal_is_caught_by_replay(copy):
+    """Every hand's turns changed on every seat's row: consistent with R8 and R11, so only a replay can tell."""
+    hands = pd.read_parquet(copy / "hands.parquet")
+    first = (hands.condition == "basic") & (hands.game == 0) & (hands.hand == 0)
+    hands.loc[first, "turns"] += 1
+    rewrite(copy, "hands", hands, reseal=True)
+    assert verify_results(copy).ok
+    n_hands = len(hands.drop_duplicates(["condition", "game", "hand"]))
+    checked = verify_results(copy, replay=n_hands)
+    assert checked.problems == [
+        f"{copy / 'hands.parquet'}: condition basic, game 0, hand 0 does not replay from the seed to the stored rows: "
+        f"seat 0 turns: replayed {hands.loc[first, 'turns'].iloc[0] - 1}, stored {hands.loc[first, 'turns'].iloc[0]}"
+    ]
+
+
+def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
+    real = runner.play_chunk
+    calls = {"n": 0}
+
+    def flaky(chunk):
+        calls["n"] += 1
+        if calls["n"] > 2:
+            raise KeyboardInterrupt
+        return real(chunk)
+
+    monkeypatch.setattr(runner, "play_chunk", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(parse_experiment(SPEC, source="tiny.yaml"), out=tmp_path, n_jobs=1, chunk_games=2)
+    chunk = tmp_path / "tiny" / "chunks" / "c000-g000000002-000000004"
+    (chunk / "hands.parquet").write_bytes(b"PAR1")
+    result = verify(tmp_path / "tiny")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"problem: {chunk}: hands.parquet does not match its checksum (rummysim run plays it again)",
+        f"problem: {tmp_path / 'tiny'}: no manifest.json; not the folder of a finished run",
+        f"{tmp_path / 'tiny'}: 2 problems found (listed above); checked: 2 chunks of a stopped run",
+    ]
