@@ -51,7 +51,7 @@ def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
     return deadwood(tb, with_top, h.scratch) < deadwood(tb, holding, h.scratch)
 
 
-@kernel()
+@kernel(inline=True)
 def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[int, int]:
     """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off."""
     if not fits & holding and not has_meld(tb, holding):
@@ -83,7 +83,7 @@ def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[i
     return n, left
 
 
-@kernel()
+@kernel(inline=True)
 def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> tuple[int, int]:
     """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -130,7 +130,7 @@ def highest_card(tb: Tables, mask: int) -> int:
     return -1
 
 
-@kernel()
+@kernel(inline=True)
 def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
     """`greedy.choose_discard`: the highest deadwood card other than the one taken (R4.3, R4.5)."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]

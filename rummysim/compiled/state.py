@@ -153,7 +153,7 @@ def copy_table(h: Hand) -> int:
     return n
 
 
-@kernel()
+@kernel(inline=True)
 def apply_play(tb: Tables, h: Hand, seat: int, kind: int, cards: int, meld: int) -> None:
     """Play a meld (kind 0) or lay off a card on meld `meld` (kind 1): `rummysim.table.apply_event` (R5.4, R6.2).
 
