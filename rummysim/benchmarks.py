@@ -10,6 +10,10 @@ Each figure is the median of several timed repeats on one process:
 - ``compiled_hands_per_second``: 2-player greedy hands through the compiled engine
   (`rummysim.compiled`), whole games into Arrow tables, records included, one process;
   ``compiled_bots`` the same for each compiled bot against itself, with its ratio to greedy.
+
+With ``--bots``, ``decision_us_<bot>`` is each built-in bot's mean time per decision
+(`bench_decisions`), and ``decision_us_montecarlo_python_playouts`` montecarlo's with
+its playouts in Python rather than compiled.
 """
 
 from __future__ import annotations
@@ -287,11 +291,8 @@ def bench_decisions(*, hands: int = 300, slow_hands: int = 20) -> dict[str, floa
     for name, cls in REGISTRY.items():
         figures[f"decision_us_{name}"] = _mean_decision_us(cls, slow_hands if cls.searches else hands)
         if cls.searches:
-            compiled_playouts, rollout._compiled = rollout._compiled, None
-            try:
+            with rollout.python_only():
                 figures[f"decision_us_{name}_python_playouts"] = _mean_decision_us(cls, slow_hands)
-            finally:
-                rollout._compiled = compiled_playouts
     return figures
 
 

@@ -15,7 +15,8 @@ random numbers (the stock rebuilds, R10.1) from its position's counter-based str
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -217,6 +218,17 @@ def use_compiled(loader: Callable[[], Rewards | None]) -> None:
     """Register the compiled twin of `python_rewards`: `loader` returns it, or None where it cannot load."""
     global _compiled
     _compiled = loader
+
+
+@contextlib.contextmanager
+def python_only() -> Iterator[None]:
+    """Judge with the Python playouts inside the block (`rummysim bench --bots` times both)."""
+    global _compiled
+    saved, _compiled = _compiled, None
+    try:
+        yield
+    finally:
+        _compiled = saved
 
 
 def rewards(positions: Sequence[Position], decision: Decision, rules: Rules) -> np.ndarray:
