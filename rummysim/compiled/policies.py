@@ -151,7 +151,7 @@ def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
 
 
 # -- rummy_hunter (rummysim.strategies.rummy_hunter) --------------------------------------------
-@kernel()
+@kernel(inline=True)
 def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.ndarray) -> int:
     """`rummy_hunter.hunting_plays`: greedy's plays, or none while hunting unless out this turn (R8.3)."""
     n, left = plan_plays(tb, rules, h, seat)
@@ -188,7 +188,7 @@ def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
     return count
 
 
-@kernel()
+@kernel(inline=True)
 def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden: int, fits: int) -> float:
     """`Cautious.danger`: the expected melds `card` would give the next player (1 if it lays off)."""
     if fits >> card & 1:
@@ -211,7 +211,7 @@ def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden
     return min(expected, 1.0)
 
 
-@kernel()
+@kernel(inline=True)
 def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
     """`Cautious.discard`: the deadwood card of highest points less hope and danger, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -234,7 +234,7 @@ def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
     return best
 
 
-@kernel()
+@kernel(inline=True)
 def hopeful_discard(tb: Tables, h: Hand, seat: int, hope: float, hidden: int) -> int:
     """`cautious.hopeful_discard`: the deadwood card of highest points less `hope` x its potential, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -261,7 +261,7 @@ def pick(h: Hand, seat: int, n: int) -> int:
     return below(u, n)
 
 
-@kernel()
+@kernel(inline=True)
 def uniform_draw(h: Hand, seat: int) -> bool:
     """`Uniform.draw`: a random pile among those allowed (R4.6); True for the discard pile."""
     if not h.counts[PILE]:
@@ -269,7 +269,7 @@ def uniform_draw(h: Hand, seat: int) -> bool:
     return pick(h, seat, 2) == 1
 
 
-@kernel()
+@kernel(inline=True)
 def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
     """`Uniform.play`: pick among "stop" and every legal meld and lay-off, again and again."""
     discard_only = rules[DISCARD_TO_GO_OUT] == 1
@@ -310,7 +310,7 @@ def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
             return n
 
 
-@kernel()
+@kernel(inline=True)
 def uniform_discard(h: Hand, seat: int) -> int:
     """`Uniform.discard`: a random card of the holding but the one taken (R4.5)."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
