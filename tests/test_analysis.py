@@ -172,10 +172,32 @@ def condition(name, players, **rules):
     )
 
 
-def test_plan_pairs_conditions_with_the_same_lineup_and_table():
+def test_plan_pairs_conditions_that_share_deals_whatever_the_lineups_order():
+    """Deals come from (seed, game, hand) alone (R3): the same table means the same deals, game by game."""
     conditions = [
         condition("basic", ["greedy"] * 3), condition("ace_high", ["greedy"] * 3, ace="high_or_low"),
         condition("skill", ["cautious", "greedy", "greedy"]), condition("skill_high", ["cautious", "greedy", "greedy"]),
-        condition("p4", ["greedy"] * 4),
+        condition("skill_moved", ["greedy", "cautious", "greedy"]), condition("p4", ["greedy"] * 4),
+        condition("skill_6", ["cautious", "greedy", "greedy"], cards_dealt=6),
     ]  # fmt: skip
-    assert plan(conditions) == [("basic", "ace_high", True), ("skill", "skill_high", True), ("basic", "p4", False)]
+    assert plan(conditions) == [
+        ("basic", "ace_high", True), ("skill", "skill_high", True), ("skill", "skill_moved", True),
+        ("basic", "p4", False), ("skill", "skill_6", False),
+    ]  # fmt: skip
+
+
+def test_unpaired_tests_are_the_miettinen_nurminen_score_test_they_are_named():
+    """statsmodels' default for a difference is Agresti-Caffo; the test named must be the test run."""
+    from statsmodels.stats.proportion import test_proportions_2indep
+
+    rng = np.random.default_rng(11)
+    a = summarize(*synthetic_tables(rng, games=300, hands=1, game_probs=[0.5, 0.3, 0.2]), name="a")
+    b = summarize(*synthetic_tables(rng, games=240, n=4, hands=1), n=4, name="b")
+    comp = compare(a, b, paired=False)
+    test = comp.tests["first_seat_advantage_game"]
+    assert test.method == "Miettinen-Nurminen score test"
+    wins_a = int((a[1]["winner_start"] == 0).sum())
+    wins_b = int((b[1]["winner_start"] == 0).sum())
+    score = test_proportions_2indep(wins_b, 240, wins_a, 300, value=1 / 4 - 1 / 3, method="score", correction=True)
+    caffo = test_proportions_2indep(wins_b, 240, wins_a, 300, value=1 / 4 - 1 / 3, method="agresti-caffo")
+    assert test.p == pytest.approx(score.pvalue) and test.p != pytest.approx(caffo.pvalue)

@@ -2,11 +2,12 @@
 
 An experiment plans its comparisons by its lineups: every condition is compared with
 the first condition that seats the same strategies (the reference). Two conditions with
-the same lineup and table play the same deals game by game (same seeds, seats
-rotated alike), so they are compared *paired*: per-game differences, resampling whole
-games (scipy's bootstrap), exact McNemar tests for a yes/no per game and the
-Stuart-Maxwell test for the winning seat (statsmodels). Other pairs (different table
-sizes) are compared unpaired. The p-values of all planned tests of an experiment are
+the same table (players and cards dealt) play the same deals game by game (the deals come
+from the seed, game and hand alone, whatever the lineup's order), so they are compared
+*paired*: per-game differences, resampling whole games (scipy's bootstrap), exact
+McNemar tests for a yes/no per game and the Stuart-Maxwell test for the winning seat
+(statsmodels). Other pairs (different table sizes) are compared unpaired, with the
+Miettinen-Nurminen score test (statsmodels' ``method="score"``). The p-values of all planned tests of an experiment are
 corrected together by Holm's method; a difference whose interval spans zero is
 "inconclusive", never "equal". A difference that is exactly zero (every paired game
 alike) and a metric with no events in either condition are results too, with verdicts
@@ -42,6 +43,9 @@ from rummysim.design import Condition
 from rummysim.specs import strategy_label
 
 ALPHA = 0.05
+SCORE_TEST = "Miettinen-Nurminen score test"
+"""The unpaired test of two proportions: statsmodels' ``method="score"`` with its variance correction
+``nobs / (nobs - 1)`` (statsmodels' default for a difference is Agresti-Caffo, which is not this test)."""
 
 
 COUNTED = frozenset({*RATIOS, *PROPORTIONS})
@@ -122,7 +126,8 @@ def plan(conditions: Sequence[Condition]) -> list[tuple[str, str, bool]]:
     """Return the planned comparisons (reference, other, paired) of an experiment's conditions.
 
     Conditions seating the same set of strategies form a family whose first member is the
-    reference; a pair is paired when lineup, table size and cards dealt are the same.
+    reference; a pair is paired when table size and cards dealt are the same: the deals of
+    game g then come from the same seeds (R3), even if the lineup's order differs.
     """
     first: dict[frozenset[str], Condition] = {}
     planned = []
@@ -134,8 +139,7 @@ def plan(conditions: Sequence[Condition]) -> list[tuple[str, str, bool]]:
             continue
         ref = first[key]
         same_table = (ref.rules.n_players, ref.rules.n_dealt) == (condition.rules.n_players, condition.rules.n_dealt)
-        same_lineup = [strategy_label(p) for p in ref.players] == labels
-        planned.append((ref.name, condition.name, same_table and same_lineup))
+        planned.append((ref.name, condition.name, same_table))
     return planned
 
 
@@ -245,10 +249,10 @@ def _first_seat_unpaired(
             len(wins_a),
             value=1.0 / n_players_b - 1.0 / n_players_a,
             compare="diff",
+            method="score",
+            correction=True,
         )
-        result.tests["first_seat_advantage_game"] = Test(
-            "first_seat_advantage_game", "two-proportion score test", float(test.pvalue)
-        )
+        result.tests["first_seat_advantage_game"] = Test("first_seat_advantage_game", SCORE_TEST, float(test.pvalue))
 
 
 def _balance_paired(
@@ -306,8 +310,11 @@ def _order(
         and len(wins_a)
         and len(wins_b)
     ):
-        test = test_proportions_2indep(int(wins_b.sum()), len(wins_b), int(wins_a.sum()), len(wins_a), compare="diff")
-        result.tests["order"] = Test("order", "two-proportion score test", float(test.pvalue))
+        test = test_proportions_2indep(
+            int(wins_b.sum()), len(wins_b), int(wins_a.sum()), len(wins_a), compare="diff", method="score",
+            correction=True,
+        )  # fmt: skip
+        result.tests["order"] = Test("order", SCORE_TEST, float(test.pvalue))
 
 
 def _mcnemar(a: np.ndarray, b: np.ndarray) -> float:

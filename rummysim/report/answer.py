@@ -198,7 +198,7 @@ def _notable(comp: Comparison) -> str | None:
 def comparison_answer(analysis: Analysis, comp: Comparison) -> list[str]:
     """Return the paragraphs answering one planned comparison."""
     a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
-    how = "paired: the same deals, game by game" if comp.paired else "unpaired: different deals"
+    how = "paired: the same deals, game by game" if comp.paired else "unpaired: another table (players or cards dealt)"
     lines = [f"### `{b.name}` against `{a.name}` ({how}, {comp.games:,} games)"]
     lines.append(_seat_sentence(comp, a, b))
     skill = _skill_sentence(comp, a, b)
