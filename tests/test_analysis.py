@@ -40,7 +40,9 @@ def test_planted_seat_bias_is_recovered_at_hand_and_game_level():
     game_edge = summary.metrics["first_seat_advantage_game"]
     assert covers(hand_edge, 0.40 - 1 / 3) and hand_edge.low > 0
     assert covers(game_edge, 0.41 - 1 / 3) and game_edge.low > 0
-    assert covers(summary.metrics["balance_hand"], 1 - (0.40 - 0.27))
+    assert summary.metrics["balance_hand"].value == pytest.approx(1 - (0.40 - 0.27), abs=0.02)
+    assert np.isnan(summary.metrics["balance_hand"].low)  # a point value: hands of a game are not independent
+    assert covers(summary.metrics["balance_game"], 1 - (0.41 - 0.29))
     assert summary.uniform_hand.p < 1e-6 and summary.uniform_game.p < 1e-6
     assert summary.uniform_hand.w == pytest.approx(np.sqrt(summary.uniform_hand.chi2 / summary.uniform_hand.n))
 
@@ -52,6 +54,7 @@ def test_fair_seats_show_no_bias():
     assert summary.metrics["first_seat_advantage_game"].spans_zero
     assert summary.metrics["first_seat_advantage_hand"].spans_zero
     assert summary.uniform_game.p > 0.001
+    assert covers(summary.metrics["balance_game"], 1.0)
 
 
 def test_planted_skill_gap_is_recovered_as_order():

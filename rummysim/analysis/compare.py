@@ -31,12 +31,8 @@ from rummysim.analysis.metrics import (
     PROPORTIONS,
     RATIOS,
     ConditionSummary,
-    balance,
-    hand_balance,
-    hand_balance_columns,
     per_game_columns,
     seed_for,
-    winner_indicators,
 )
 from rummysim.compat import StrEnum
 from rummysim.design import Condition
@@ -184,10 +180,6 @@ def compare(
         both = games_a["decided"].to_numpy() & games_b["decided"].to_numpy()
         decided_a, decided_b = games_a[both], games_b[both]
         _first_seat_paired(result, decided_a=decided_a, decided_b=decided_b, n=summary_a.n_players, diff=diff)
-        _balance_paired(
-            result, games_a=games_a, games_b=games_b, decided_a=decided_a, decided_b=decided_b,
-            n=summary_a.n_players, seed=seed_for(*key, "balance", base=seed),
-        )  # fmt: skip
     else:
         decided_a, decided_b = games_a[games_a["decided"]], games_b[games_b["decided"]]
         _first_seat_unpaired(
@@ -253,30 +245,6 @@ def _first_seat_unpaired(
             correction=True,
         )
         result.tests["first_seat_advantage_game"] = Test("first_seat_advantage_game", SCORE_TEST, float(test.pvalue))
-
-
-def _balance_paired(
-    result: Comparison,
-    *,
-    games_a: pd.DataFrame,
-    games_b: pd.DataFrame,
-    decided_a: pd.DataFrame,
-    decided_b: pd.DataFrame,
-    n: int,
-    seed: int,
-) -> None:
-    cols = winner_indicators(decided_a, n) + winner_indicators(decided_b, n)
-
-    def game_level(*x: np.ndarray, axis: int = -1) -> np.ndarray:
-        return balance(*x[n:], axis=axis) - balance(*x[:n], axis=axis)
-
-    result.differences["balance_game"] = bootstrap(game_level, tuple(cols), seed=seed)
-    hand_cols = hand_balance_columns(games_a, n) + hand_balance_columns(games_b, n)
-
-    def hand_level(*x: np.ndarray, axis: int = -1) -> np.ndarray:
-        return hand_balance(*x[n + 1 :], axis=axis) - hand_balance(*x[: n + 1], axis=axis)
-
-    result.differences["balance_hand"] = bootstrap(hand_level, tuple(hand_cols), seed=seed + 1)
 
 
 def _order(

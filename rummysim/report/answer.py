@@ -135,10 +135,6 @@ def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -
         f"Hand by hand, the seat that plays first has an edge of {pp(ha)} and {pp(hb)}; "
         f"{_difference(comp, 'first_seat_advantage_hand', pp(dh))}."
     )
-    if "balance_game" in comp.differences:
-        shown = num(comp.differences["balance_game"], signed=True)
-        said = _difference(comp, "balance_game", shown, lead="changes by ")
-        text += f" Balance of games {said}." if said.startswith("changes") else f" Balance of games: {said}."
     return text
 
 
@@ -215,8 +211,10 @@ def condition_answer(c: ConditionSummary) -> str:
     text = (
         f"`{c.name}` ({c.n_players} players, {c.games:,} games): first-seat edge "
         f"{pp(c.metrics['first_seat_advantage_game'])} of games and {pp(c.metrics['first_seat_advantage_hand'])} "
-        f"of hands; Balance {num(c.metrics['balance_game'])}"
+        f"of hands; Balance of games {num(c.metrics['balance_game'])}"
     )
+    if not math.isnan(c.uniform_game.p):
+        text += f" (chi-square test of equal seats p {_eq(c.uniform_game.p)})"
     strong = c.stronger
     if strong is not None:
         text += (
