@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from synthetic import synthetic_tables
 
-from rummysim.analysis.compare import compare, holm, plan
+from rummysim.analysis.compare import Comparison, Test, Verdict, compare, holm, plan
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio, wilson
 from rummysim.analysis.frames import game_frame, trajectories
 from rummysim.analysis.metrics import summarize_condition
@@ -204,3 +204,14 @@ def test_unpaired_tests_are_the_miettinen_nurminen_score_test_they_are_named():
     score = test_proportions_2indep(wins_b, 240, wins_a, 300, value=1 / 4 - 1 / 3, method="score", correction=True)
     caffo = test_proportions_2indep(wins_b, 240, wins_a, 300, value=1 / 4 - 1 / 3, method="agresti-caffo")
     assert test.p == pytest.approx(score.pvalue) and test.p != pytest.approx(caffo.pvalue)
+
+
+def test_only_a_difference_whose_planned_test_holds_after_holm_is_a_claim():
+    comp = Comparison(reference="a", other="b", paired=False, games=100)
+    comp.differences["points_per_hand"] = Estimate(1.0, 0.5, 1.5, 100)
+    comp.differences["order"] = Estimate(0.1, 0.05, 0.15, 100)
+    comp.tests["order"] = Test("order", "exact McNemar", 0.01, p_holm=0.04)
+    assert comp.verdict("points_per_hand") is Verdict.UNCORRECTED and not comp.verdict("points_per_hand").is_claim
+    assert comp.verdict("order") is Verdict.HOLDS and comp.verdict("order").is_claim
+    comp.tests["order"].p_holm = 0.06
+    assert comp.verdict("order") is Verdict.NOT_AFTER_HOLM and not comp.verdict("order").is_claim

@@ -55,6 +55,20 @@ def test_report_md_opens_with_the_question_and_its_answer(run):
     assert text.index("## Answer") < text.index("## Tables") < text.index("## Charts")
 
 
+def test_the_answer_claims_only_corrected_differences_and_labels_the_rest(run):
+    """Issue 13: uncorrected descriptive differences stay out of the Answer and are labelled in the tables."""
+    _, report = run
+    text = report.markdown.read_text()
+    answer, tables = text.split("## Tables")
+    assert "How the game changes" not in answer and "interval excludes zero" not in answer
+    assert answer.count("Hand by hand (descriptive: no planned test, not corrected)") == 2
+    comparisons = pd.read_csv(report.tables["comparisons"])
+    untested = comparisons[comparisons["test"].isna()]
+    shown = untested[untested["low"].gt(0) | untested["high"].lt(0)]
+    assert len(shown) and set(shown["verdict"]) == {"interval excludes zero (uncorrected: no planned test)"}
+    assert "### How the game changes (descriptive: uncorrected)" in tables
+
+
 def test_every_chart_is_drawn_as_png_and_svg_and_linked(run):
     results, report = run
     text = report.markdown.read_text()

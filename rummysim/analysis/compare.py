@@ -57,8 +57,8 @@ class Verdict(StrEnum):
     """Its interval excludes zero, but its planned test does not hold after correction."""
     INCONCLUSIVE = "inconclusive"
     """Its interval spans zero, or could not be computed (too few games)."""
-    UNCORRECTED = "interval excludes zero"
-    """Its interval excludes zero and no planned test covers it: descriptive, not corrected."""
+    UNCORRECTED = "interval excludes zero (uncorrected: no planned test)"
+    """Its interval excludes zero and no planned test covers it: descriptive, not corrected, never in the Answer."""
     EXACTLY_ZERO = "exactly zero"
     """Every paired game gave the same value in both conditions: difference 0 [0, 0]."""
     NO_EVENTS = "no events in either condition"
@@ -72,6 +72,11 @@ class Verdict(StrEnum):
     def is_shown(self) -> bool:
         """Return True if the sign of the difference is resolved (corrected or not)."""
         return self in (Verdict.HOLDS, Verdict.UNCORRECTED)
+
+    @property
+    def is_claim(self) -> bool:
+        """Return True if the Answer may claim the difference: its planned test holds after Holm's correction."""
+        return self is Verdict.HOLDS
 
 
 @dataclass

@@ -17,7 +17,7 @@ import markdown
 import pandas as pd
 
 from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
-from rummysim.report.answer import answer, p_text
+from rummysim.report.answer import answer, notable, p_text
 from rummysim.report.figures import CHARTS, draw_all
 from rummysim.tables import load_results
 
@@ -28,6 +28,13 @@ th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: right; }
 th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
 img { max-width: 100%; } code { background: #f3f3f3; padding: 0 0.2rem; }
 """
+
+
+DESCRIPTIVE = (
+    "### How the game changes (descriptive: uncorrected)\n\nDifferences of the other metrics whose 95% interval "
+    "excludes zero. No planned test covers them and they are not corrected for multiple comparisons, so the "
+    "Answer claims none of them: with this many metrics some intervals exclude zero by chance alone."
+)
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,9 @@ def render_markdown(analysis: Analysis, figures: dict[str, Path], folder: Path) 
     comparisons = comparisons_text(analysis)
     if len(comparisons):
         parts += ["### Comparisons (other − reference)", comparisons.to_markdown(index=False)]
+    changes = [line for line in map(notable, analysis.comparisons) if line]
+    if changes:
+        parts += [DESCRIPTIVE, *(f"- {line}" for line in changes)]
     parts += ["### Every metric by condition (95% intervals)", metrics_wide(analysis).to_markdown(index=False)]
     parts += ["## Charts"]
     for name, (_, title) in CHARTS.items():

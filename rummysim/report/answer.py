@@ -132,15 +132,15 @@ def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -
         f"**Seat advantage**: {_seat_claim(comp, a, b)}. The seat that plays first in a game's first hand wins "
         f"{pp(ga)} more than its fair share under `{a.name}` and {pp(gb)} under `{b.name}`; "
         f"{_difference(comp, 'first_seat_advantage_game', pp(d))}. "
-        f"Hand by hand, the seat that plays first has an edge of {pp(ha)} and {pp(hb)}; "
-        f"{_difference(comp, 'first_seat_advantage_hand', pp(dh))}."
+        f"Hand by hand (descriptive: no planned test, not corrected), the seat that plays first has an edge of "
+        f"{pp(ha)} and {pp(hb)}; {_difference(comp, 'first_seat_advantage_hand', pp(dh))}."
     )
     return text
 
 
 def _seat_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     """Return which condition is fairer on seat advantage, if that holds after correction."""
-    if not comp.verdict("first_seat_advantage_game").is_shown:
+    if not comp.verdict("first_seat_advantage_game").is_claim:
         return "neither is shown fairer on seat advantage"
     ga, gb = a.metrics["first_seat_advantage_game"], b.metrics["first_seat_advantage_game"]
     fairer = b.name if abs(gb.value) < abs(ga.value) else a.name
@@ -155,7 +155,7 @@ def _orders(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> tuple
 
 def _skill_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     """Return under which condition the focal strategy wins more, if that holds after correction."""
-    if not comp.verdict("order").is_shown:
+    if not comp.verdict("order").is_claim:
         return f"neither condition is shown to let `{comp.focal}` win more often"
     oa, ob = _orders(comp, a, b)
     more = b.name if ob.value > oa.value else a.name
@@ -175,7 +175,8 @@ def _skill_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) 
     )
 
 
-def _notable(comp: Comparison) -> str | None:
+def notable(comp: Comparison) -> str | None:
+    """Return the descriptive differences whose intervals exclude zero, for the tables (never the Answer)."""
     parts = []
     for metric in NOTABLE:
         d = comp.differences.get(metric)
@@ -188,7 +189,7 @@ def _notable(comp: Comparison) -> str | None:
         )
     if not parts:
         return None
-    return "**How the game changes** (intervals exclude zero; descriptive, not corrected): " + "; ".join(parts) + "."
+    return f"`{comp.other}` against `{comp.reference}`: " + "; ".join(parts) + "."
 
 
 def comparison_answer(analysis: Analysis, comp: Comparison) -> list[str]:
@@ -200,9 +201,6 @@ def comparison_answer(analysis: Analysis, comp: Comparison) -> list[str]:
     skill = _skill_sentence(comp, a, b)
     if skill:
         lines.append(skill)
-    notable = _notable(comp)
-    if notable:
-        lines.append(notable)
     return lines
 
 
@@ -244,8 +242,7 @@ def _rummy_claim(analysis: Analysis, comp: Comparison, a: ConditionSummary, b: C
         return None
     sa, sb = a.metrics["rummy_point_share"], b.metrics["rummy_point_share"]
     ra, rb = a.metrics["rummy_rate"], b.metrics["rummy_rate"]
-    d = comp.differences.get("rummy_point_share")
-    change = f"; difference {pp(d)}: {_verdict(comp, 'rummy_point_share')}" if d is not None else ""
+    change = " (their difference is descriptive: see the tables)"
     return (
         f"going rummy (R8.3) wins {pp(ra, signed=False, unit='%')} of decided hands and takes "
         f"{pp(sa, signed=False, unit='%')} of all points under `{a.name}`, {pp(rb, signed=False, unit='%')} and "
