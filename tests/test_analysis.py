@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from synthetic import synthetic_tables
 
-from rummysim.analysis.compare import Comparison, Test, Verdict, compare, holm, plan
+from rummysim.analysis.compare import Comparison, Test, Verdict, compare, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio, wilson
 from rummysim.analysis.frames import game_frame, trajectories
 from rummysim.analysis.metrics import summarize_condition
@@ -215,3 +215,27 @@ def test_only_a_difference_whose_planned_test_holds_after_holm_is_a_claim():
     assert comp.verdict("order") is Verdict.HOLDS and comp.verdict("order").is_claim
     comp.tests["order"].p_holm = 0.06
     assert comp.verdict("order") is Verdict.NOT_AFTER_HOLM and not comp.verdict("order").is_claim
+
+
+def test_a_planted_zero_change_is_ruled_out_beyond_the_margin_and_pairing_shows_its_gain():
+    """Identical paired conditions: the difference is within any sensible margin, and pairing removes all variance."""
+    rng = np.random.default_rng(12)
+    a, b = paired_conditions(rng, games=2000, strong_a=0.5, strong_b=0.5)
+    comp = compare(a, b, paired=True)
+    holm([comp])
+    rule_out([comp], margins={"first_seat_edge": 5.0, "order": 0.2})
+    edge = comp.bounds["first_seat_advantage_game"]
+    assert edge.margin == pytest.approx(0.05) and edge.equivalent and 0 < edge.detectable < 0.05
+    rule_out([comp], margins={"first_seat_edge": 0.1, "order": 0.001})
+    assert not comp.bounds["first_seat_advantage_game"].equivalent and not comp.bounds["order"].equivalent
+    # the same winners in both conditions: the paired difference has no variance at all
+    same = compare(a, (b[0], a[1]), paired=True)
+    assert same.variance_ratios["first_seat_advantage_game"] == 0.0
+    assert 0.5 < comp.variance_ratios["order"] < 1.5  # independent draws: pairing buys nothing
+
+
+def test_the_smallest_detectable_change_grows_with_the_number_of_planned_tests():
+    from rummysim.analysis.equivalence import detectable
+
+    assert detectable(0.01, tests=1) == pytest.approx((1.959964 + 0.841621) * 0.01, rel=1e-5)
+    assert detectable(0.01, tests=6) > detectable(0.01, tests=1)

@@ -49,7 +49,7 @@ def test_report_md_opens_with_the_question_and_its_answer(run):
     assert lines[4] == "**In short**:"
     assert lines[6].startswith("- `ace_high` against `basic`: ")
     assert lines[7].startswith("- `skill_high` against `skill`: ")
-    assert "`skill_high` against `skill` (paired: the same deals, game by game, 40 games)" in text
+    assert "`skill_high` against `skill` (paired: the same deals, game by game, 40 games; variance against " in text
     assert "The Order of `cautious` is" in text
     assert 'What "fairer" means here' in text
     assert text.index("## Answer") < text.index("## Tables") < text.index("## Charts")
@@ -67,6 +67,20 @@ def test_the_answer_claims_only_corrected_differences_and_labels_the_rest(run):
     shown = untested[untested["low"].gt(0) | untested["high"].lt(0)]
     assert len(shown) and set(shown["verdict"]) == {"interval excludes zero (uncorrected: no planned test)"}
     assert "### How the game changes (descriptive: uncorrected)" in tables
+
+
+def test_every_planned_answer_says_what_it_rules_out_and_what_pairing_bought(run):
+    """Issue 13: each planned difference with the change still possible or ruled out, and the smallest detectable."""
+    _, report = run
+    answer = report.markdown.read_text().split("## Tables")[0]
+    bullets = [line for line in answer.splitlines() if line.startswith("- `") and "` against `" in line]
+    assert len(bullets) == 2 and all("the run could detect a change of " in line for line in bullets)
+    assert all(("is still possible, beyond the margin of" in line) or ("rules out" in line) for line in bullets)
+    assert answer.count("variance against an unpaired design of as many games: the first seat's edge ") == 2
+    comparisons = pd.read_csv(report.tables["comparisons"])
+    planned = comparisons[comparisons["metric"].isin(["first_seat_advantage_game", "order"])]
+    assert set(planned["margin"]) == {0.01, 0.02} and set(planned["within_margin"]) <= {"yes", "no"}
+    assert (planned["detectable"] > 0).all() and (planned["variance_ratio"] > 0).all()
 
 
 def test_every_chart_is_drawn_as_png_and_svg_and_linked(run):

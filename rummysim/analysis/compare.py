@@ -16,7 +16,7 @@ of their own (`Verdict`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from statsmodels.stats.contingency_tables import SquareTable, mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import test_proportions_2indep
 
+from rummysim.analysis.equivalence import MEASURES, Bounds, bounds, standard_error, variance_ratio
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio_difference
 from rummysim.analysis.metrics import (
     PROPORTIONS,
@@ -103,6 +104,12 @@ class Comparison:
     """The strategy whose Order is compared (`ConditionSummary.focal` of the reference)."""
     no_events: set[str] = field(default_factory=set)
     """Metrics whose events (rummies, stalls, ties, ...) happened in neither condition."""
+    variance_ratios: dict[str, float] = field(default_factory=dict)
+    """Paired only: each difference's variance over an unpaired design's on the same games (`variance_ratio`)."""
+    standard_errors: dict[str, float] = field(default_factory=dict)
+    """The standard error of each planned difference (`MEASURES`)."""
+    bounds: dict[str, Bounds] = field(default_factory=dict)
+    """What each planned difference rules out (`rule_out`, after Holm's correction)."""
 
     def verdict(self, metric: str) -> Verdict:
         """Return how a difference stands (`Verdict`)."""
@@ -168,8 +175,11 @@ def compare(
             result.no_events.add(metric)
         if paired:
             result.differences[metric] = bootstrap(ratio_difference, (*a, *b), seed=s)
+            result.variance_ratios[metric] = variance_ratio(a, b)
         else:
             result.differences[metric] = independent_difference(a, b, seed=s)
+        if metric in MEASURES:  # per-game values, one per game (den 1)
+            result.standard_errors[metric] = standard_error(a[0], b[0], paired=paired)
 
     columns_a, columns_b = per_game_columns(games_a), per_game_columns(games_b)
     for metric, (num, den, _) in RATIOS.items():
@@ -294,6 +304,22 @@ def _mcnemar(a: np.ndarray, b: np.ndarray) -> float:
     """Return the exact McNemar p-value of paired yes/no outcomes (statsmodels)."""
     table = [[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]]
     return float(mcnemar(table, exact=True).pvalue)
+
+
+def rule_out(comparisons: Sequence[Comparison], *, margins: Mapping[str, float]) -> None:
+    """Set what each planned difference rules out (`equivalence.bounds`); call after `holm`.
+
+    The smallest detectable change is at Holm's first level, α/m, over the m planned tests
+    of the experiment, so it holds whatever the other tests show.
+    """
+    tests = sum(1 for c in comparisons for t in c.tests.values() if not np.isnan(t.p))
+    for comp in comparisons:
+        for metric in MEASURES:
+            if metric in comp.tests and metric in comp.differences:
+                comp.bounds[metric] = bounds(
+                    metric=metric, interval=comp.differences[metric], se=comp.standard_errors[metric],
+                    margins=margins, tests=tests,
+                )  # fmt: skip
 
 
 def holm(comparisons: Sequence[Comparison]) -> None:

@@ -105,7 +105,14 @@ def comparisons_text(analysis: Analysis) -> pd.DataFrame:
     ]
     table["p"] = table["p"].map(lambda p: "" if pd.isna(p) else p_text(p))
     table["p_holm"] = table["p_holm"].map(lambda p: "" if pd.isna(p) else p_text(p))
-    return table[["other", "reference", "paired", "metric", "difference [95%]", "test", "p", "p_holm", "verdict"]]
+    table["within_margin"] = table["within_margin"].fillna("")
+    for column in ("variance_ratio", "margin", "detectable"):
+        table[column] = table[column].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
+    names = {"variance_ratio": "variance vs unpaired", "within_margin": "within ±margin",
+             "detectable": "detectable (80%, Holm)"}  # fmt: skip
+    table = table.rename(columns=names)
+    return table[["other", "reference", "paired", "metric", "difference [95%]", "test", "p", "p_holm", "verdict",
+                  "variance vs unpaired", "margin", "within ±margin", "detectable (80%, Holm)"]]  # fmt: skip
 
 
 def render_markdown(analysis: Analysis, figures: dict[str, Path], folder: Path) -> str:
