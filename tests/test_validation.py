@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from synthetic import synthetic_tables
-from validation import balance_coverage, consistent_with
+from validation import SCENARIOS, balance_coverage, consistent_with, paired_comparison, planned_rates
 
 from rummysim.analysis.frames import game_frame
 from rummysim.analysis.metrics import balance_interval, summarize_condition
@@ -57,3 +57,41 @@ def test_balance_of_a_whole_report_covers_a_fair_table():
         e = summary.metrics["balance_game"]
         hits += e.low <= 1.0 <= e.high
     assert consistent_with(hits, reps, 0.95, alternative="less"), hits / reps
+
+
+def test_variance_ratio_is_what_the_shared_luck_leaves():
+    """Draws shared in 80% of games: a paired Order difference keeps about 1 - 0.8 of an unpaired one's variance."""
+    rng = np.random.default_rng(21)
+    comp = paired_comparison(rng, games=3000, strong_a=0.5, strong_b=0.5, shared=0.8, seed=1)
+    assert 0.15 < comp.variance_ratios["order"] < 0.25
+    alone = paired_comparison(rng, games=3000, strong_a=0.5, strong_b=0.5, shared=0.0, seed=2)
+    assert 0.9 < alone.variance_ratios["order"] < 1.1
+
+
+@pytest.mark.slow
+def test_holds_after_holm_is_rare_under_no_effect_and_intervals_cover_zero():
+    """No change at all: some planned test holds in at most 5% of runs; the change intervals cover 0 in 95%."""
+    scenario = SCENARIOS["no effect"]
+    counts, reps = planned_rates(**scenario), scenario["reps"]
+    assert consistent_with(counts["any_holds"], reps, 0.05, alternative="greater"), counts
+    assert consistent_with(counts["edge_covered"], reps, 0.95), counts
+    assert consistent_with(counts["order_covered"], reps, 0.95), counts
+
+
+@pytest.mark.slow
+def test_a_change_as_large_as_the_detectable_one_holds_in_80_percent_of_runs():
+    """The 'smallest change the run could detect' is real: at that change, Holm finds it at least 80% of the time."""
+    scenario = SCENARIOS["at the detectable change"]
+    counts, reps = planned_rates(**scenario), scenario["reps"]
+    mean_detectable = counts["detectable"] / reps / 1e6
+    assert abs(mean_detectable - 0.10) < 0.01, mean_detectable  # the scenario is at the reported change
+    assert consistent_with(counts["order_holds"], reps, 0.80, alternative="less"), counts
+    assert consistent_with(counts["order_covered"], reps, 0.95), counts
+
+
+@pytest.mark.slow
+def test_a_change_at_the_margin_is_called_within_it_at_most_2_5_percent_of_the_time():
+    """The equivalence statement is a TOST at 2.5% a side: a true change at the margin is rarely called within it."""
+    scenario = SCENARIOS["at the margin"]
+    counts, reps = planned_rates(**scenario), scenario["reps"]
+    assert consistent_with(counts["order_within"], reps, 0.025, alternative="greater"), counts
