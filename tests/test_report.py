@@ -195,3 +195,19 @@ def test_cli_report_on_committed_results_without_tables_says_how_to_make_them(ru
     outcome = CliRunner().invoke(main, ["report", str(folder)])
     assert outcome.exit_code == 1
     assert outcome.output == f"Error: {folder}: has no hands.parquet; play it again with: rummysim run small.yaml\n"
+
+
+def test_cli_report_rewrites_a_committed_run_that_has_its_tables(tmp_path):
+    """results/bots keeps its tables: its report is written again by this code, manifest from before `margin:`."""
+    import shutil
+    from pathlib import Path
+
+    source = Path(__file__).parent.parent / "results" / "bots"
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for name in ("manifest.json", "hands.parquet", "games.parquet"):
+        shutil.copy(source / name, folder / name)
+    outcome = CliRunner().invoke(main, ["report", str(folder), "-q"])
+    assert outcome.exit_code == 0, outcome.output
+    answer = (folder / "report.md").read_text().split("## Tables")[0]
+    assert "the run could detect a change of" in answer and "interval excludes zero" not in answer
