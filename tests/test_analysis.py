@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from synthetic import synthetic_tables
 
-from rummysim.analysis.compare import Comparison, Test, Verdict, compare, holm, plan, rule_out
+from rummysim.analysis.compare import Comparison, Verdict, compare, holm, plan, rule_out
+from rummysim.analysis.compare import Test as PlannedTest
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio, wilson
 from rummysim.analysis.frames import game_frame, trajectories
 from rummysim.analysis.metrics import summarize_condition
@@ -210,7 +211,7 @@ def test_only_a_difference_whose_planned_test_holds_after_holm_is_a_claim():
     comp = Comparison(reference="a", other="b", paired=False, games=100)
     comp.differences["points_per_hand"] = Estimate(1.0, 0.5, 1.5, 100)
     comp.differences["order"] = Estimate(0.1, 0.05, 0.15, 100)
-    comp.tests["order"] = Test("order", "exact McNemar", 0.01, p_holm=0.04)
+    comp.tests["order"] = PlannedTest("order", "exact McNemar", 0.01, p_holm=0.04)
     assert comp.verdict("points_per_hand") is Verdict.UNCORRECTED and not comp.verdict("points_per_hand").is_claim
     assert comp.verdict("order") is Verdict.HOLDS and comp.verdict("order").is_claim
     comp.tests["order"].p_holm = 0.06
