@@ -12,11 +12,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rummysim.errors import ConfigError, whole_number
+from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.rules import FIELDS, Rules
 from rummysim.seeding import STREAMS
 from rummysim.version import __version__
@@ -24,6 +25,62 @@ from rummysim.version import __version__
 ENGINES = ("auto", "python", "compiled")
 """``auto`` plays a condition compiled when it can (`rummysim.runner.choose_engine`), else on the
 reference engine; ``python`` always on the reference engine; ``compiled`` compiled or not at all."""
+
+
+MARGINS: dict[str, tuple[str, float]] = {
+    # measure: (its unit, the default margin in that unit); docs/metrics.md says why these defaults
+    "first_seat_edge": ("pp", 1.0),
+    "order": ("", 0.02),
+}
+"""The measures of the planned comparisons that a margin of equivalence (``margin:``) is given for."""
+MARGIN_RANGE = {"pp": 100.0, "": 2.0}
+"""The largest margin of each unit: a whole win share (100 pp), Order's whole range (-1 to 1)."""
+_PP = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*pp\s*$")
+
+
+def check_margin(value: Any, where: str) -> dict[str, float]:
+    """Return every measure's margin (`MARGINS`), the given ones checked, the rest at their defaults.
+
+    `where` names the key in errors (``FILE: margin``). A first-seat edge is in percentage
+    points (``1 pp`` or ``1``), an Order change in Order's own unit (``0.02``):
+
+    >>> check_margin({"first_seat_edge": "0.5 pp"}, "x.yaml: margin")
+    {'first_seat_edge': 0.5, 'order': 0.02}
+    >>> check_margin({"order": -1}, "x.yaml: margin")
+    Traceback (most recent call last):
+    ...
+    rummysim.errors.ConfigError: x.yaml: margin.order: -1 is not above 0 and at most 2
+    """
+    if value is None:
+        value = {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"{where}: expected a mapping of measure to margin, such as {{first_seat_edge: 1 pp, order: 0.02}}, "
+            f"got {value!r}"
+        )
+    margins = {measure: default for measure, (_, default) in MARGINS.items()}
+    for measure, given in value.items():
+        if measure not in MARGINS:
+            close = nearest(measure, MARGINS)
+            hint = f"did you mean {close!r}?" if close else f"measures are {', '.join(MARGINS)}"
+            raise ConfigError(f"{where}.{measure}: unknown measure; {hint}")
+        unit, default = MARGINS[measure]
+        number = given
+        if unit == "pp" and isinstance(given, str) and _PP.match(given):
+            number = float(_PP.match(given).group(1))  # type: ignore[union-attr]
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            such = f"a change in percentage points, such as {default:g} pp" if unit else f"a number, such as {default}"
+            raise ConfigError(f"{where}.{measure}: {given!r} is not {such}")
+        top = MARGIN_RANGE[unit]
+        if not 0 < number <= top:
+            raise ConfigError(f"{where}.{measure}: {given!r} is not above 0 and at most {top:g}{' pp' if unit else ''}")
+        margins[measure] = float(number)
+    return margins
+
+
+def margin_text(measure: str, value: float) -> str | float:
+    """Return a margin as the experiment file writes it: ``1 pp`` or ``0.02``."""
+    return f"{value:g} pp" if MARGINS[measure][0] == "pp" else value
 
 
 def check_engine(value: Any, where: str) -> str:
@@ -81,6 +138,8 @@ class Experiment:
     """Run every plug-in bot sealed in its own process (`rummysim.strategies.sealed`). Never changes results."""
     engine: str = "auto"
     """Which engine plays the conditions (`ENGINES`); a condition may say otherwise. Never changes results."""
+    margin: dict[str, float] = dataclasses.field(default_factory=lambda: check_margin(None, "margin"))
+    """Each measure's margin of equivalence (`MARGINS`), in its own unit. Never changes results."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the resolved experiment (every default filled in), as plain values."""
@@ -93,6 +152,7 @@ class Experiment:
             "time_limit": self.time_limit,
             "isolate": self.isolate,
             "engine": self.engine,
+            "margin": {measure: margin_text(measure, value) for measure, value in self.margin.items()},
             "conditions": [c.to_dict() for c in self.conditions],
         }
 
@@ -114,7 +174,7 @@ class Experiment:
         The version of the random streams (`rummysim.seeding.STREAMS`) is part of it.
         """
         data = self.to_dict() | {"streams": STREAMS}
-        for text in ("question", "description", "time_limit", "isolate", "engine"):
+        for text in ("question", "description", "time_limit", "isolate", "engine", "margin"):
             data.pop(text)
         for condition in data["conditions"]:
             for text in ("description", "isolate", "engine"):
@@ -232,6 +292,7 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         time_limit=float(time_limit) if time_limit is not None else None,
         isolate=bool(data.get("isolate", False)),
         engine=str(data.get("engine") or "auto"),
+        margin=check_margin(data.get("margin"), f"{where}.margin"),
     )
 
 

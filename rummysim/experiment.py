@@ -17,13 +17,13 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from rummysim.design import Condition, Experiment, check_engine
+from rummysim.design import Condition, Experiment, check_engine, check_margin
 from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
-        "isolate", "engine")  # fmt: skip
+        "isolate", "engine", "margin")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
 CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
@@ -253,6 +253,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         time_limit=_time_limit(data.get("time_limit"), where),
         isolate=_flag(data.get("isolate", False), "isolate", where),
         engine=check_engine(data.get("engine", "auto"), f"{where}: engine"),
+        margin=check_margin(data.get("margin"), f"{where}: margin"),
         source=source,
     )
 

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from synthetic import synthetic_tables
 
-from rummysim.analysis.compare import compare, holm, plan
+from rummysim.analysis.compare import Comparison, Verdict, compare, holm, plan, rule_out
+from rummysim.analysis.compare import Test as PlannedTest
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio, wilson
 from rummysim.analysis.frames import game_frame, trajectories
 from rummysim.analysis.metrics import summarize_condition
@@ -40,7 +41,9 @@ def test_planted_seat_bias_is_recovered_at_hand_and_game_level():
     game_edge = summary.metrics["first_seat_advantage_game"]
     assert covers(hand_edge, 0.40 - 1 / 3) and hand_edge.low > 0
     assert covers(game_edge, 0.41 - 1 / 3) and game_edge.low > 0
-    assert covers(summary.metrics["balance_hand"], 1 - (0.40 - 0.27))
+    assert summary.metrics["balance_hand"].value == pytest.approx(1 - (0.40 - 0.27), abs=0.02)
+    assert np.isnan(summary.metrics["balance_hand"].low)  # a point value: hands of a game are not independent
+    assert covers(summary.metrics["balance_game"], 1 - (0.41 - 0.29))
     assert summary.uniform_hand.p < 1e-6 and summary.uniform_game.p < 1e-6
     assert summary.uniform_hand.w == pytest.approx(np.sqrt(summary.uniform_hand.chi2 / summary.uniform_hand.n))
 
@@ -52,6 +55,7 @@ def test_fair_seats_show_no_bias():
     assert summary.metrics["first_seat_advantage_game"].spans_zero
     assert summary.metrics["first_seat_advantage_hand"].spans_zero
     assert summary.uniform_game.p > 0.001
+    assert covers(summary.metrics["balance_game"], 1.0)
 
 
 def test_planted_skill_gap_is_recovered_as_order():
@@ -172,10 +176,67 @@ def condition(name, players, **rules):
     )
 
 
-def test_plan_pairs_conditions_with_the_same_lineup_and_table():
+def test_plan_pairs_conditions_that_share_deals_whatever_the_lineups_order():
+    """Deals come from (seed, game, hand) alone (R3): the same table means the same deals, game by game."""
     conditions = [
         condition("basic", ["greedy"] * 3), condition("ace_high", ["greedy"] * 3, ace="high_or_low"),
         condition("skill", ["cautious", "greedy", "greedy"]), condition("skill_high", ["cautious", "greedy", "greedy"]),
-        condition("p4", ["greedy"] * 4),
+        condition("skill_moved", ["greedy", "cautious", "greedy"]), condition("p4", ["greedy"] * 4),
+        condition("skill_6", ["cautious", "greedy", "greedy"], cards_dealt=6),
     ]  # fmt: skip
-    assert plan(conditions) == [("basic", "ace_high", True), ("skill", "skill_high", True), ("basic", "p4", False)]
+    assert plan(conditions) == [
+        ("basic", "ace_high", True), ("skill", "skill_high", True), ("skill", "skill_moved", True),
+        ("basic", "p4", False), ("skill", "skill_6", False),
+    ]  # fmt: skip
+
+
+def test_unpaired_tests_are_the_miettinen_nurminen_score_test_they_are_named():
+    """statsmodels' default for a difference is Agresti-Caffo; the test named must be the test run."""
+    from statsmodels.stats.proportion import test_proportions_2indep
+
+    rng = np.random.default_rng(11)
+    a = summarize(*synthetic_tables(rng, games=300, hands=1, game_probs=[0.5, 0.3, 0.2]), name="a")
+    b = summarize(*synthetic_tables(rng, games=240, n=4, hands=1), n=4, name="b")
+    comp = compare(a, b, paired=False)
+    test = comp.tests["first_seat_advantage_game"]
+    assert test.method == "Miettinen-Nurminen score test"
+    wins_a = int((a[1]["winner_start"] == 0).sum())
+    wins_b = int((b[1]["winner_start"] == 0).sum())
+    score = test_proportions_2indep(wins_b, 240, wins_a, 300, value=1 / 4 - 1 / 3, method="score", correction=True)
+    caffo = test_proportions_2indep(wins_b, 240, wins_a, 300, value=1 / 4 - 1 / 3, method="agresti-caffo")
+    assert test.p == pytest.approx(score.pvalue) and test.p != pytest.approx(caffo.pvalue)
+
+
+def test_only_a_difference_whose_planned_test_holds_after_holm_is_a_claim():
+    comp = Comparison(reference="a", other="b", paired=False, games=100)
+    comp.differences["points_per_hand"] = Estimate(1.0, 0.5, 1.5, 100)
+    comp.differences["order"] = Estimate(0.1, 0.05, 0.15, 100)
+    comp.tests["order"] = PlannedTest("order", "exact McNemar", 0.01, p_holm=0.04)
+    assert comp.verdict("points_per_hand") is Verdict.UNCORRECTED and not comp.verdict("points_per_hand").is_claim
+    assert comp.verdict("order") is Verdict.HOLDS and comp.verdict("order").is_claim
+    comp.tests["order"].p_holm = 0.06
+    assert comp.verdict("order") is Verdict.NOT_AFTER_HOLM and not comp.verdict("order").is_claim
+
+
+def test_a_planted_zero_change_is_ruled_out_beyond_the_margin_and_pairing_shows_its_gain():
+    """Identical paired conditions: the difference is within any sensible margin, and pairing removes all variance."""
+    rng = np.random.default_rng(12)
+    a, b = paired_conditions(rng, games=2000, strong_a=0.5, strong_b=0.5)
+    comp = compare(a, b, paired=True)
+    holm([comp])
+    rule_out([comp], margins={"first_seat_edge": 5.0, "order": 0.2})
+    edge = comp.bounds["first_seat_advantage_game"]
+    assert edge.margin == pytest.approx(0.05) and edge.equivalent and 0 < edge.detectable < 0.05
+    rule_out([comp], margins={"first_seat_edge": 0.1, "order": 0.001})
+    assert not comp.bounds["first_seat_advantage_game"].equivalent and not comp.bounds["order"].equivalent
+    # the same winners in both conditions: the paired difference has no variance at all
+    same = compare(a, (b[0], a[1]), paired=True)
+    assert same.variance_ratios["first_seat_advantage_game"] == 0.0
+    assert 0.5 < comp.variance_ratios["order"] < 1.5  # independent draws: pairing buys nothing
+
+
+def test_the_smallest_detectable_change_grows_with_the_number_of_planned_tests():
+    from rummysim.analysis.equivalence import detectable
+
+    assert detectable(0.01, tests=1) == pytest.approx((1.959964 + 0.841621) * 0.01, rel=1e-5)
+    assert detectable(0.01, tests=6) > detectable(0.01, tests=1)

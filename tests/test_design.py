@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +15,7 @@ from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.runner import run_experiment
 
+ROOT = Path(__file__).parent.parent
 SPEC = {
     "name": "typed",
     "question": "Does it read back?",
@@ -22,6 +24,7 @@ SPEC = {
     "players": ["greedy", {"strategy": "rummy_hunter", "patience": 4}],
     "rules": {"target_score": 40},
     "time_limit": 2,
+    "margin": {"first_seat_edge": "0.5 pp", "order": 0.03},
     "conditions": {
         "basic": {},
         "high": {"rules": {"ace": "high_or_low", "going_out": "discard"}, "games": 2, "isolate": True},
@@ -38,6 +41,16 @@ def test_a_manifest_reads_back_into_the_experiment_it_records():
     assert again == experiment
     assert again.fingerprint() == experiment.fingerprint()
     assert again.condition("high").rules.ace_value == 15 and again.condition("three").rules.n_dealt == 7
+
+
+def test_a_manifest_keeps_the_margins_and_an_older_manifest_reads_with_the_defaults():
+    """The committed manifests predate `margin:`; they read back with the documented defaults."""
+    experiment = parse_experiment(SPEC, source="typed.yaml")
+    assert experiment.to_dict()["margin"] == {"first_seat_edge": "0.5 pp", "order": 0.03}
+    assert experiment.margin == {"first_seat_edge": 0.5, "order": 0.03}
+    committed = json.loads((ROOT / "results" / "acehigh" / "manifest.json").read_text())
+    assert "margin" not in committed["experiment"]
+    assert from_manifest(committed, source="manifest.json").margin == {"first_seat_edge": 1.0, "order": 0.02}
 
 
 def test_results_give_their_experiment_typed(tmp_path):

@@ -233,6 +233,7 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
         "time_limit",
         "isolate",
         "engine",
+        "margin",
         "conditions",
     }
     assert data["time_limit"] is None
@@ -390,7 +391,9 @@ def test_every_shipped_experiment_validates(path):
 
 MISSING = "missing; an experiment needs name, question, seed, games, players"
 RULE_KEYS = ", ".join(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
-TOP_KEYS = "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine"
+TOP_KEYS = (
+    "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, margin"
+)
 FOLDER = "must be letters, digits, '-' and '_' only (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
 NEVER_ENDS = (
@@ -596,6 +599,33 @@ BAD = [
     pytest.param(
         {**BASE, "grid": ["ace"]}, "grid: expected a mapping of keys to values, got ['ace']", id="grid-not-a-mapping"
     ),
+    # margin (issue 13): per measure, in its own unit
+    pytest.param(
+        {**BASE, "margin": 1},
+        "margin: expected a mapping of measure to margin, such as {first_seat_edge: 1 pp, order: 0.02}, got 1",
+        id="margin-not-a-mapping",
+    ),
+    pytest.param(
+        {**BASE, "margin": {"ordr": 0.02}}, "margin.ordr: unknown measure; did you mean 'order'?", id="margin-typo"
+    ),
+    pytest.param(
+        {**BASE, "margin": {"first_seat_edge": "1 percent"}},
+        "margin.first_seat_edge: '1 percent' is not a change in percentage points, such as 1 pp",
+        id="margin-unit",
+    ),
+    pytest.param(
+        {**BASE, "margin": {"first_seat_edge": "0 pp"}},
+        "margin.first_seat_edge: '0 pp' is not above 0 and at most 100 pp",
+        id="margin-zero",
+    ),
+    pytest.param(
+        {**BASE, "margin": {"order": "0.02 pp"}},
+        "margin.order: '0.02 pp' is not a number, such as 0.02",
+        id="margin-order-in-pp",
+    ),
+    pytest.param(
+        {**BASE, "margin": {"order": 3}}, "margin.order: 3 is not above 0 and at most 2", id="margin-order-big"
+    ),
     # whole files
     pytest.param("", "the file is empty; an experiment needs name, question, seed, games, players", id="empty-file"),
     pytest.param(
@@ -642,6 +672,15 @@ def test_bad_input_is_one_line_naming_file_key_and_value(tmp_path, content, mess
 def test_yaml_errors_report_the_line(tmp_path, text, message):
     path = write(tmp_path, text)
     assert error_of(path) == f"{path}{message}"
+
+
+def test_margin_is_per_measure_in_its_own_unit_with_defaults_and_changes_no_results(tmp_path):
+    plain = load(tmp_path, BASE, "plain.yaml")
+    assert plain.margin == {"first_seat_edge": 1.0, "order": 0.02}
+    given = load(tmp_path, {**BASE, "margin": {"first_seat_edge": "0.25 pp", "order": 0.01}}, "given.yaml")
+    assert given.margin == {"first_seat_edge": 0.25, "order": 0.01}
+    assert load(tmp_path, {**BASE, "margin": {"first_seat_edge": 0.25}}, "bare.yaml").margin["first_seat_edge"] == 0.25
+    assert given.fingerprint() == plain.fingerprint()  # a margin reads the results; it never changes them
 
 
 def test_missing_file(tmp_path):

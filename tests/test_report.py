@@ -49,10 +49,38 @@ def test_report_md_opens_with_the_question_and_its_answer(run):
     assert lines[4] == "**In short**:"
     assert lines[6].startswith("- `ace_high` against `basic`: ")
     assert lines[7].startswith("- `skill_high` against `skill`: ")
-    assert "`skill_high` against `skill` (paired: the same deals, game by game, 40 games)" in text
+    assert "`skill_high` against `skill` (paired: the same deals, game by game, 40 games; variance against " in text
     assert "The Order of `cautious` is" in text
     assert 'What "fairer" means here' in text
     assert text.index("## Answer") < text.index("## Tables") < text.index("## Charts")
+
+
+def test_the_answer_claims_only_corrected_differences_and_labels_the_rest(run):
+    """Issue 13: uncorrected descriptive differences stay out of the Answer and are labelled in the tables."""
+    _, report = run
+    text = report.markdown.read_text()
+    answer, tables = text.split("## Tables")
+    assert "How the game changes" not in answer and "interval excludes zero" not in answer
+    assert answer.count("Hand by hand (descriptive: no planned test, not corrected)") == 2
+    comparisons = pd.read_csv(report.tables["comparisons"])
+    untested = comparisons[comparisons["test"].isna()]
+    shown = untested[untested["low"].gt(0) | untested["high"].lt(0)]
+    assert len(shown) and set(shown["verdict"]) == {"interval excludes zero (uncorrected: no planned test)"}
+    assert "### How the game changes (descriptive: uncorrected)" in tables
+
+
+def test_every_planned_answer_says_what_it_rules_out_and_what_pairing_bought(run):
+    """Issue 13: each planned difference with the change still possible or ruled out, and the smallest detectable."""
+    _, report = run
+    answer = report.markdown.read_text().split("## Tables")[0]
+    bullets = [line for line in answer.splitlines() if line.startswith("- `") and "` against `" in line]
+    assert len(bullets) == 2 and all("the run could detect a change of " in line for line in bullets)
+    assert all(("is still possible, beyond the margin of" in line) or ("rules out" in line) for line in bullets)
+    assert answer.count("variance against an unpaired design of as many games: the first seat's edge ") == 2
+    comparisons = pd.read_csv(report.tables["comparisons"])
+    planned = comparisons[comparisons["metric"].isin(["first_seat_advantage_game", "order"])]
+    assert set(planned["margin"]) == {0.01, 0.02} and set(planned["within_margin"]) <= {"yes", "no"}
+    assert (planned["detectable"] > 0).all() and (planned["variance_ratio"] > 0).all()
 
 
 def test_every_chart_is_drawn_as_png_and_svg_and_linked(run):
@@ -167,3 +195,19 @@ def test_cli_report_on_committed_results_without_tables_says_how_to_make_them(ru
     outcome = CliRunner().invoke(main, ["report", str(folder)])
     assert outcome.exit_code == 1
     assert outcome.output == f"Error: {folder}: has no hands.parquet; play it again with: rummysim run small.yaml\n"
+
+
+def test_cli_report_rewrites_a_committed_run_that_has_its_tables(tmp_path):
+    """results/bots keeps its tables: its report is written again by this code, manifest from before `margin:`."""
+    import shutil
+    from pathlib import Path
+
+    source = Path(__file__).parent.parent / "results" / "bots"
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for name in ("manifest.json", "hands.parquet", "games.parquet"):
+        shutil.copy(source / name, folder / name)
+    outcome = CliRunner().invoke(main, ["report", str(folder), "-q"])
+    assert outcome.exit_code == 0, outcome.output
+    answer = (folder / "report.md").read_text().split("## Tables")[0]
+    assert "the run could detect a change of" in answer and "interval excludes zero" not in answer

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from rummysim.analysis.compare import Comparison, compare, holm, plan
+from rummysim.analysis.compare import Comparison, compare, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import game_frame, strategy_counts, trajectories
 from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, summarize_condition
@@ -109,6 +109,8 @@ class Analysis:
                     "difference": e.value, "low": e.low, "high": e.high, "games": e.n,
                     "test": test.method if test else "", "p": test.p if test else float("nan"),
                     "p_holm": test.p_holm if test else float("nan"), "verdict": comp.verdict(metric),
+                    "variance_ratio": comp.variance_ratios.get(metric, float("nan")),
+                    **_bounds_columns(comp, metric),
                 })  # fmt: skip
             seat_test = comp.tests.get("seat_distribution_game")
             if seat_test is not None:
@@ -120,6 +122,14 @@ class Analysis:
                     "verdict": comp.distribution_verdict("seat_distribution_game"),
                 })  # fmt: skip
         return pd.DataFrame(rows)
+
+
+def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
+    """Return the columns of what a planned difference rules out (NaN/empty for the others)."""
+    b = comp.bounds.get(metric)
+    if b is None:
+        return {"margin": float("nan"), "within_margin": "", "detectable": float("nan")}
+    return {"margin": b.margin, "within_margin": "yes" if b.equivalent else "no", "detectable": b.detectable}
 
 
 def analyze(results: Results, *, seed: int | None = None) -> Analysis:
@@ -151,4 +161,5 @@ def analyze(results: Results, *, seed: int | None = None) -> Analysis:
         if a in summaries and b in summaries
     ]
     holm(comparisons)
+    rule_out(comparisons, margins=experiment.margin)
     return Analysis(experiment, list(summaries.values()), comparisons, frames, paths)

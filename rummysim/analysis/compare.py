@@ -2,11 +2,12 @@
 
 An experiment plans its comparisons by its lineups: every condition is compared with
 the first condition that seats the same strategies (the reference). Two conditions with
-the same lineup and table play the same deals game by game (same seeds, seats
-rotated alike), so they are compared *paired*: per-game differences, resampling whole
-games (scipy's bootstrap), exact McNemar tests for a yes/no per game and the
-Stuart-Maxwell test for the winning seat (statsmodels). Other pairs (different table
-sizes) are compared unpaired. The p-values of all planned tests of an experiment are
+the same table (players and cards dealt) play the same deals game by game (the deals come
+from the seed, game and hand alone, whatever the lineup's order), so they are compared
+*paired*: per-game differences, resampling whole games (scipy's bootstrap), exact
+McNemar tests for a yes/no per game and the Stuart-Maxwell test for the winning seat
+(statsmodels). Other pairs (different table sizes) are compared unpaired, with the
+Miettinen-Nurminen score test (statsmodels' ``method="score"``). The p-values of all planned tests of an experiment are
 corrected together by Holm's method; a difference whose interval spans zero is
 "inconclusive", never "equal". A difference that is exactly zero (every paired game
 alike) and a metric with no events in either condition are results too, with verdicts
@@ -16,7 +17,7 @@ of their own (`Verdict`).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,23 +28,23 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import test_proportions_2indep
 from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
+from rummysim.analysis.equivalence import MEASURES, Bounds, bounds, standard_error, variance_ratio
 from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio_difference
 from rummysim.analysis.metrics import (
     PROPORTIONS,
     RATIOS,
     ConditionSummary,
-    balance,
-    hand_balance,
-    hand_balance_columns,
     per_game_columns,
     seed_for,
-    winner_indicators,
 )
 from rummysim.compat import StrEnum
 from rummysim.design import Condition
 from rummysim.specs import strategy_label
 
 ALPHA = 0.05
+SCORE_TEST = "Miettinen-Nurminen score test"
+"""The unpaired test of two proportions: statsmodels' ``method="score"`` with its variance correction
+``nobs / (nobs - 1)`` (statsmodels' default for a difference is Agresti-Caffo, which is not this test)."""
 
 
 COUNTED = frozenset({*RATIOS, *PROPORTIONS})
@@ -59,8 +60,8 @@ class Verdict(StrEnum):
     """Its interval excludes zero, but its planned test does not hold after correction."""
     INCONCLUSIVE = "inconclusive"
     """Its interval spans zero, or could not be computed (too few games)."""
-    UNCORRECTED = "interval excludes zero"
-    """Its interval excludes zero and no planned test covers it: descriptive, not corrected."""
+    UNCORRECTED = "interval excludes zero (uncorrected: no planned test)"
+    """Its interval excludes zero and no planned test covers it: descriptive, not corrected, never in the Answer."""
     EXACTLY_ZERO = "exactly zero"
     """Every paired game gave the same value in both conditions: difference 0 [0, 0]."""
     NO_EVENTS = "no events in either condition"
@@ -76,6 +77,11 @@ class Verdict(StrEnum):
     def is_shown(self) -> bool:
         """Return True if the sign of the difference is resolved (corrected or not)."""
         return self in (Verdict.HOLDS, Verdict.UNCORRECTED)
+
+    @property
+    def is_claim(self) -> bool:
+        """Return True if the Answer may claim the difference: its planned test holds after Holm's correction."""
+        return self is Verdict.HOLDS
 
 
 @dataclass
@@ -102,6 +108,12 @@ class Comparison:
     """The strategy whose Order is compared (`ConditionSummary.focal` of the reference)."""
     no_events: set[str] = field(default_factory=set)
     """Metrics whose events (rummies, stalls, ties, ...) happened in neither condition."""
+    variance_ratios: dict[str, float] = field(default_factory=dict)
+    """Paired only: each difference's variance over an unpaired design's on the same games (`variance_ratio`)."""
+    standard_errors: dict[str, float] = field(default_factory=dict)
+    """The standard error of each planned difference (`MEASURES`)."""
+    bounds: dict[str, Bounds] = field(default_factory=dict)
+    """What each planned difference rules out (`rule_out`, after Holm's correction)."""
 
     def verdict(self, metric: str) -> Verdict:
         """Return how a difference stands (`Verdict`)."""
@@ -130,7 +142,8 @@ def plan(conditions: Sequence[Condition]) -> list[tuple[str, str, bool]]:
     """Return the planned comparisons (reference, other, paired) of an experiment's conditions.
 
     Conditions seating the same set of strategies form a family whose first member is the
-    reference; a pair is paired when lineup, table size and cards dealt are the same.
+    reference; a pair is paired when table size and cards dealt are the same: the deals of
+    game g then come from the same seeds (R3), even if the lineup's order differs.
     """
     first: dict[frozenset[str], Condition] = {}
     planned = []
@@ -142,8 +155,7 @@ def plan(conditions: Sequence[Condition]) -> list[tuple[str, str, bool]]:
             continue
         ref = first[key]
         same_table = (ref.rules.n_players, ref.rules.n_dealt) == (condition.rules.n_players, condition.rules.n_dealt)
-        same_lineup = [strategy_label(p) for p in ref.players] == labels
-        planned.append((ref.name, condition.name, same_table and same_lineup))
+        planned.append((ref.name, condition.name, same_table))
     return planned
 
 
@@ -171,8 +183,11 @@ def compare(
             result.no_events.add(metric)
         if paired:
             result.differences[metric] = bootstrap(ratio_difference, (*a, *b), seed=s)
+            result.variance_ratios[metric] = variance_ratio(a, b)
         else:
             result.differences[metric] = independent_difference(a, b, seed=s)
+        if metric in MEASURES:  # per-game values, one per game (den 1)
+            result.standard_errors[metric] = standard_error(a[0], b[0], paired=paired)
 
     columns_a, columns_b = per_game_columns(games_a), per_game_columns(games_b)
     for metric, (num, den, _) in RATIOS.items():
@@ -188,10 +203,6 @@ def compare(
         both = games_a["decided"].to_numpy() & games_b["decided"].to_numpy()
         decided_a, decided_b = games_a[both], games_b[both]
         _first_seat_paired(result, decided_a=decided_a, decided_b=decided_b, n=summary_a.n_players, diff=diff)
-        _balance_paired(
-            result, games_a=games_a, games_b=games_b, decided_a=decided_a, decided_b=decided_b,
-            n=summary_a.n_players, seed=seed_for(*key, "balance", base=seed),
-        )  # fmt: skip
     else:
         decided_a, decided_b = games_a[games_a["decided"]], games_b[games_b["decided"]]
         _first_seat_unpaired(
@@ -258,34 +269,10 @@ def _first_seat_unpaired(
             len(wins_a),
             value=1.0 / n_players_b - 1.0 / n_players_a,
             compare="diff",
+            method="score",
+            correction=True,
         )
-        result.tests["first_seat_advantage_game"] = Test(
-            "first_seat_advantage_game", "two-proportion score test", float(test.pvalue)
-        )
-
-
-def _balance_paired(
-    result: Comparison,
-    *,
-    games_a: pd.DataFrame,
-    games_b: pd.DataFrame,
-    decided_a: pd.DataFrame,
-    decided_b: pd.DataFrame,
-    n: int,
-    seed: int,
-) -> None:
-    cols = winner_indicators(decided_a, n) + winner_indicators(decided_b, n)
-
-    def game_level(*x: np.ndarray, axis: int = -1) -> np.ndarray:
-        return balance(*x[n:], axis=axis) - balance(*x[:n], axis=axis)
-
-    result.differences["balance_game"] = bootstrap(game_level, tuple(cols), seed=seed)
-    hand_cols = hand_balance_columns(games_a, n) + hand_balance_columns(games_b, n)
-
-    def hand_level(*x: np.ndarray, axis: int = -1) -> np.ndarray:
-        return hand_balance(*x[n + 1 :], axis=axis) - hand_balance(*x[: n + 1], axis=axis)
-
-    result.differences["balance_hand"] = bootstrap(hand_level, tuple(hand_cols), seed=seed + 1)
+        result.tests["first_seat_advantage_game"] = Test("first_seat_advantage_game", SCORE_TEST, float(test.pvalue))
 
 
 def _order(
@@ -319,14 +306,33 @@ def _order(
         and len(wins_a)
         and len(wins_b)
     ):
-        test = test_proportions_2indep(int(wins_b.sum()), len(wins_b), int(wins_a.sum()), len(wins_a), compare="diff")
-        result.tests["order"] = Test("order", "two-proportion score test", float(test.pvalue))
+        test = test_proportions_2indep(
+            int(wins_b.sum()), len(wins_b), int(wins_a.sum()), len(wins_a), compare="diff", method="score",
+            correction=True,
+        )  # fmt: skip
+        result.tests["order"] = Test("order", SCORE_TEST, float(test.pvalue))
 
 
 def _mcnemar(a: np.ndarray, b: np.ndarray) -> float:
     """Return the exact McNemar p-value of paired yes/no outcomes (statsmodels)."""
     table = [[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]]
     return float(mcnemar(table, exact=True).pvalue)
+
+
+def rule_out(comparisons: Sequence[Comparison], *, margins: Mapping[str, float]) -> None:
+    """Set what each planned difference rules out (`equivalence.bounds`); call after `holm`.
+
+    The smallest detectable change is at Holm's first level, α/m, over the m planned tests
+    of the experiment, so it holds whatever the other tests show.
+    """
+    tests = sum(1 for c in comparisons for t in c.tests.values() if not np.isnan(t.p))
+    for comp in comparisons:
+        for metric in MEASURES:
+            if metric in comp.tests and metric in comp.differences:
+                comp.bounds[metric] = bounds(
+                    metric=metric, interval=comp.differences[metric], se=comp.standard_errors[metric],
+                    margins=margins, tests=tests,
+                )  # fmt: skip
 
 
 def holm(comparisons: Sequence[Comparison]) -> None:

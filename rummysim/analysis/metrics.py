@@ -4,8 +4,9 @@ Formulas and sources are in docs/metrics.md. In short, with n seats:
 
 - seat win share r_p: the share of decided hands won from position p (hand level), or
   of decided games won by the seat that started at position p (game level); Wilson 95%.
-- first-seat advantage r_0 - 1/n; Balance 1 - max |r_a - r_b|; a chi-square test of
-  uniform seats (scipy) with Cohen's effect size w = sqrt(chi2 / N).
+- first-seat advantage r_0 - 1/n; Balance 1 - max |r_a - r_b| (game level: with an
+  interval from Goodman's simultaneous seat intervals; hand level: a point value); a
+  chi-square test of uniform seats (scipy) with Cohen's effect size w = sqrt(chi2 / N).
 - strategy win share w per seat it holds, and Order (w - 1/n) / (1 - 1/n).
 - means over hands (points, turns, endings, rummies) are ratios of per-game sums with a
   bootstrap over whole games; per-game means (game length, lead changes) likewise.
@@ -19,8 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy import stats
+from statsmodels.stats.proportion import multinomial_proportions_confint
 
-from rummysim.analysis.estimates import Estimate, bootstrap, ratio_estimate, wilson
+from rummysim.analysis.estimates import LEVEL, Estimate, ratio_estimate, wilson
 from rummysim.analysis.frames import ENDINGS
 
 RATIOS: dict[str, tuple[str, str, str]] = {
@@ -115,28 +117,40 @@ def uniformity(counts: np.ndarray) -> Uniformity:
     return Uniformity(chi2=chi2, p=float(result.pvalue), w=float(np.sqrt(chi2 / total)), n=total)
 
 
-def balance(*indicators: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Return 1 - (max - min) of the seats' win shares; one 0/1 column per seat, one row per game."""
-    shares = np.stack([np.mean(x, axis=axis) for x in indicators])
-    return 1.0 - (shares.max(axis=0) - shares.min(axis=0))
+def balance(counts: np.ndarray) -> float:
+    """Return Balance 1 - (max - min) of the seats' win shares, from the win counts by seat.
+
+    >>> balance(np.array([30, 40, 30]))
+    0.9
+    """
+    total = counts.sum()
+    return float("nan") if total == 0 else float(1.0 - (counts.max() - counts.min()) / total)
 
 
-def hand_balance(decided: np.ndarray, *won: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Return Balance at hand level from per-game counts of hands won at each position."""
-    total = np.sum(decided, axis=axis)
-    shares = np.stack([np.sum(x, axis=axis) / total for x in won])
-    return 1.0 - (shares.max(axis=0) - shares.min(axis=0))
+def balance_interval(counts: np.ndarray) -> Estimate:
+    """Return Balance with a 95% interval from simultaneous intervals for every seat's share.
 
+    Goodman's simultaneous intervals (statsmodels ``multinomial_proportions_confint``) hold
+    every seat's share at once in at least 95% of runs; Balance's interval is the range of
+    1 - (max - min) over that box: its lower end the widest gap the box allows, its upper
+    end the narrowest (1 when the intervals share a point, as at a fair table). Whenever the
+    box holds the true shares, the interval holds the true Balance, so it covers at least as
+    often as the box (docs/metrics.md has the measured coverage). A percentile bootstrap
+    of the max - min statistic cannot do this: it never reaches 1 at a fair table.
 
-def hand_balance_columns(frame: pd.DataFrame, n: int) -> tuple[np.ndarray, ...]:
-    """Return the per-game columns `hand_balance` takes: decided hands, then hands won from each position."""
-    return tuple(frame[c].to_numpy(dtype=float) for c in ["decided_hands", *(f"hands_won_{p}" for p in range(n))])
-
-
-def winner_indicators(frame: pd.DataFrame, n: int) -> list[np.ndarray]:
-    """Return, per start position, a 0/1 column over decided games: that position won."""
-    start = frame.loc[frame["decided"], "winner_start"].to_numpy()
-    return [(start == p).astype(float) for p in range(n)]
+    >>> e = balance_interval(np.array([100, 100, 100]))
+    >>> round(e.value, 3), e.high
+    (1.0, 1.0)
+    """
+    total = int(counts.sum())
+    value = balance(counts)
+    if total == 0 or len(counts) < 2:
+        return Estimate(value, float("nan"), float("nan"), total)
+    box = multinomial_proportions_confint(counts, alpha=1 - LEVEL, method="goodman")
+    low, high = box[:, 0], box[:, 1]
+    widest = high.max() - low.min()
+    narrowest = max(0.0, low.max() - high.min())
+    return Estimate(value, float(max(0.0, 1.0 - widest)), float(1.0 - narrowest), total)
 
 
 def summarize_condition(
@@ -164,8 +178,9 @@ def summarize_condition(
     m = summary.metrics
     m["first_seat_advantage_hand"] = summary.seat_hand[0].shifted(-1.0 / n)
     m["first_seat_advantage_game"] = summary.seat_game[0].shifted(-1.0 / n)
-    m["balance_hand"] = bootstrap(hand_balance, hand_balance_columns(frame, n), seed=seed_for(name, "bh", base=seed))
-    m["balance_game"] = bootstrap(balance, tuple(winner_indicators(frame, n)), seed=seed_for(name, "bg", base=seed))
+    # Hands of one game share scores, so hand-level Balance is a point value beside its chi-square test.
+    m["balance_hand"] = Estimate(balance(hand_counts), float("nan"), float("nan"), n_decided_hands)
+    m["balance_game"] = balance_interval(game_counts)
     columns = per_game_columns(frame)
     for metric, (num, den, _) in RATIOS.items():
         m[metric] = ratio_estimate(columns[num], columns[den], seed=seed_for(name, metric, base=seed))

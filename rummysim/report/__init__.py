@@ -17,7 +17,7 @@ import markdown
 import pandas as pd
 
 from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
-from rummysim.report.answer import answer, p_text
+from rummysim.report.answer import answer, notable, p_text
 from rummysim.report.figures import CHARTS, draw_all
 from rummysim.tables import load_results, write_text_atomic
 
@@ -28,6 +28,13 @@ th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: right; }
 th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
 img { max-width: 100%; } code { background: #f3f3f3; padding: 0 0.2rem; }
 """
+
+
+DESCRIPTIVE = (
+    "### How the game changes (descriptive: uncorrected)\n\nDifferences of the other metrics whose 95% interval "
+    "excludes zero. No planned test covers them and they are not corrected for multiple comparisons, so the "
+    "Answer claims none of them: with this many metrics some intervals exclude zero by chance alone."
+)
 
 
 @dataclass(frozen=True)
@@ -98,7 +105,14 @@ def comparisons_text(analysis: Analysis) -> pd.DataFrame:
     ]
     table["p"] = table["p"].map(lambda p: "" if pd.isna(p) else p_text(p))
     table["p_holm"] = table["p_holm"].map(lambda p: "" if pd.isna(p) else p_text(p))
-    return table[["other", "reference", "paired", "metric", "difference [95%]", "test", "p", "p_holm", "verdict"]]
+    table["within_margin"] = table["within_margin"].fillna("")
+    for column in ("variance_ratio", "margin", "detectable"):
+        table[column] = table[column].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
+    names = {"variance_ratio": "variance vs unpaired", "within_margin": "within ±margin",
+             "detectable": "detectable (80%, Holm)"}  # fmt: skip
+    table = table.rename(columns=names)
+    return table[["other", "reference", "paired", "metric", "difference [95%]", "test", "p", "p_holm", "verdict",
+                  "variance vs unpaired", "margin", "within ±margin", "detectable (80%, Holm)"]]  # fmt: skip
 
 
 def render_markdown(analysis: Analysis, figures: dict[str, Path], folder: Path) -> str:
@@ -122,6 +136,9 @@ def render_markdown(analysis: Analysis, figures: dict[str, Path], folder: Path) 
     comparisons = comparisons_text(analysis)
     if len(comparisons):
         parts += ["### Comparisons (other − reference)", comparisons.to_markdown(index=False)]
+    changes = [line for line in map(notable, analysis.comparisons) if line]
+    if changes:
+        parts += [DESCRIPTIVE, *(f"- {line}" for line in changes)]
     parts += ["### Every metric by condition (95% intervals)", metrics_wide(analysis).to_markdown(index=False)]
     parts += ["## Charts"]
     for name, (_, title) in CHARTS.items():

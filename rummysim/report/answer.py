@@ -125,6 +125,46 @@ def _eq(p: float) -> str:
     return text if text.startswith("<") else f"= {text}"
 
 
+def _amount(metric: str, x: float) -> str:
+    """Return a size of change in the metric's unit with two significant digits: ``1.4 pp``, ``0.021``."""
+    scale, unit = (1.0, "") if metric == "order" else (100.0, " pp")
+    x = abs(x) * scale
+    digits = 1 if x == 0 or not math.isfinite(x) else max(0, 1 - math.floor(math.log10(x)))
+    return f"{x:.{digits}f}{unit}"
+
+
+def rules_out(comp: Comparison, metric: str) -> str | None:
+    """Return what a planned difference rules out, and the smallest change the run could detect (issue 13)."""
+    b = comp.bounds.get(metric)
+    verdict = comp.verdict(metric)
+    if b is None or math.isnan(b.interval.low) or verdict in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+        return None
+    margin = _amount(metric, b.margin)
+    if b.equivalent:
+        head = f"rules out a change of {margin} (the margin) or more either way"
+    elif verdict.is_claim:
+        head = f"rules out changes outside [{_signed(metric, b.interval.low)}, {_signed(metric, b.interval.high)}]"
+    else:
+        head = f"a change of up to {_amount(metric, b.possible)} is still possible, beyond the margin of {margin}"
+    return f"{head}; the run could detect a change of {_amount(metric, b.detectable)} (80% power after Holm)"
+
+
+def _signed(metric: str, x: float) -> str:
+    return ("+" if x >= 0 else "-") + _amount(metric, x)
+
+
+def pairing(comp: Comparison) -> str:
+    """Return what pairing bought: the planned differences' variance against an unpaired design's (issue 13)."""
+    ratios = [(m, comp.variance_ratios.get(m, float("nan"))) for m in ("first_seat_advantage_game", "order")]
+    shown = [f"{NAMES[m]} {r:.2f}" for m, r in ratios if math.isfinite(r) and m in comp.differences]
+    if not shown:
+        return ""
+    return "; variance against an unpaired design of as many games: " + ", ".join(shown)
+
+
+NAMES = {"first_seat_advantage_game": "the first seat's edge", "order": "Order"}
+
+
 def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     d = comp.differences["first_seat_advantage_game"]
     ga, gb = a.metrics["first_seat_advantage_game"], b.metrics["first_seat_advantage_game"]
@@ -133,20 +173,16 @@ def _seat_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -
     text = (
         f"**Seat advantage**: {_seat_claim(comp, a, b)}. The seat that plays first in a game's first hand wins "
         f"{pp(ga)} more than its fair share under `{a.name}` and {pp(gb)} under `{b.name}`; "
-        f"{_difference(comp, 'first_seat_advantage_game', pp(d))}. "
-        f"Hand by hand, the seat that plays first has an edge of {pp(ha)} and {pp(hb)}; "
-        f"{_difference(comp, 'first_seat_advantage_hand', pp(dh))}."
+        f"{_difference(comp, 'first_seat_advantage_game', pp(d))}{_also(comp, 'first_seat_advantage_game')}. "
+        f"Hand by hand (descriptive: no planned test, not corrected), the seat that plays first has an edge of "
+        f"{pp(ha)} and {pp(hb)}; {_difference(comp, 'first_seat_advantage_hand', pp(dh))}."
     )
-    if "balance_game" in comp.differences:
-        shown = num(comp.differences["balance_game"], signed=True)
-        said = _difference(comp, "balance_game", shown, lead="changes by ")
-        text += f" Balance of games {said}." if said.startswith("changes") else f" Balance of games: {said}."
     return text
 
 
 def _seat_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     """Return which condition is fairer on seat advantage, if that holds after correction."""
-    if not comp.verdict("first_seat_advantage_game").is_shown:
+    if not comp.verdict("first_seat_advantage_game").is_claim:
         return "neither is shown fairer on seat advantage"
     ga, gb = a.metrics["first_seat_advantage_game"], b.metrics["first_seat_advantage_game"]
     fairer = b.name if abs(gb.value) < abs(ga.value) else a.name
@@ -161,7 +197,7 @@ def _orders(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> tuple
 
 def _skill_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str:
     """Return under which condition the focal strategy wins more, if that holds after correction."""
-    if not comp.verdict("order").is_shown:
+    if not comp.verdict("order").is_claim:
         return f"neither condition is shown to let `{comp.focal}` win more often"
     oa, ob = _orders(comp, a, b)
     more = b.name if ob.value > oa.value else a.name
@@ -177,11 +213,18 @@ def _skill_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary) 
     oa, ob = _orders(comp, a, b)
     return (
         f"**Skill**: {_skill_claim(comp, a, b)}. The Order of `{comp.focal}` is {num(oa)} under `{a.name}` "
-        f"and {num(ob)} under `{b.name}`; {_difference(comp, 'order', num(comp.differences['order'], signed=True))}."
+        f"and {num(ob)} under `{b.name}`; {_difference(comp, 'order', num(comp.differences['order'], signed=True))}"
+        f"{_also(comp, 'order')}."
     )
 
 
-def _notable(comp: Comparison) -> str | None:
+def _also(comp: Comparison, metric: str) -> str:
+    said = rules_out(comp, metric)
+    return f"; it {said}" if said and not said.startswith("a change") else f"; {said}" if said else ""
+
+
+def notable(comp: Comparison) -> str | None:
+    """Return the descriptive differences whose intervals exclude zero, for the tables (never the Answer)."""
     parts = []
     for metric in NOTABLE:
         d = comp.differences.get(metric)
@@ -194,21 +237,18 @@ def _notable(comp: Comparison) -> str | None:
         )
     if not parts:
         return None
-    return "**How the game changes** (intervals exclude zero; descriptive, not corrected): " + "; ".join(parts) + "."
+    return f"`{comp.other}` against `{comp.reference}`: " + "; ".join(parts) + "."
 
 
 def comparison_answer(analysis: Analysis, comp: Comparison) -> list[str]:
     """Return the paragraphs answering one planned comparison."""
     a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
-    how = "paired: the same deals, game by game" if comp.paired else "unpaired: different deals"
-    lines = [f"### `{b.name}` against `{a.name}` ({how}, {comp.games:,} games)"]
+    how = "paired: the same deals, game by game" if comp.paired else "unpaired: another table (players or cards dealt)"
+    lines = [f"### `{b.name}` against `{a.name}` ({how}, {comp.games:,} games{pairing(comp)})"]
     lines.append(_seat_sentence(comp, a, b))
     skill = _skill_sentence(comp, a, b)
     if skill:
         lines.append(skill)
-    notable = _notable(comp)
-    if notable:
-        lines.append(notable)
     return lines
 
 
@@ -217,8 +257,10 @@ def condition_answer(c: ConditionSummary) -> str:
     text = (
         f"`{c.name}` ({c.n_players} players, {c.games:,} games): first-seat edge "
         f"{pp(c.metrics['first_seat_advantage_game'])} of games and {pp(c.metrics['first_seat_advantage_hand'])} "
-        f"of hands; Balance {num(c.metrics['balance_game'])}"
+        f"of hands; Balance of games {num(c.metrics['balance_game'])}"
     )
+    if not math.isnan(c.uniform_game.p):
+        text += f" (chi-square test of equal seats p {_eq(c.uniform_game.p)})"
     strong = c.stronger
     if strong is not None:
         text += (
@@ -248,8 +290,7 @@ def _rummy_claim(analysis: Analysis, comp: Comparison, a: ConditionSummary, b: C
         return None
     sa, sb = a.metrics["rummy_point_share"], b.metrics["rummy_point_share"]
     ra, rb = a.metrics["rummy_rate"], b.metrics["rummy_rate"]
-    d = comp.differences.get("rummy_point_share")
-    change = f"; difference {pp(d)}: {_verdict(comp, 'rummy_point_share')}" if d is not None else ""
+    change = " (their difference is descriptive: see the tables)"
     return (
         f"going rummy (R8.3) wins {pp(ra, signed=False, unit='%')} of decided hands and takes "
         f"{pp(sa, signed=False, unit='%')} of all points under `{a.name}`, {pp(rb, signed=False, unit='%')} and "
@@ -271,10 +312,10 @@ def summary_line(analysis: Analysis) -> str:
         a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
         d = comp.differences["first_seat_advantage_game"]
         edge = _change(comp, "first_seat_advantage_game", "the first seat's edge", pp(d))
-        said = [f"{_seat_claim(comp, a, b)} ({edge})"]
+        said = [f"{_seat_claim(comp, a, b)} ({edge}{_also(comp, 'first_seat_advantage_game')})"]
         if comp.focal is not None and "order" in comp.differences:
             order = _change(comp, "order", "its Order", num(comp.differences["order"], signed=True))
-            said.append(f"{_skill_claim(comp, a, b)} ({order})")
+            said.append(f"{_skill_claim(comp, a, b)} ({order}{_also(comp, 'order')})")
         rummy = _rummy_claim(analysis, comp, a, b)
         if rummy:
             said.append(rummy)

@@ -1,0 +1,97 @@
+"""The report's statistics do what they claim, measured over many replications with a known truth.
+
+Tolerances fit the number of replications: a rate passes when an exact binomial test
+cannot tell it from the nominal one at p = 0.001 (`validation.consistent_with`).
+docs/metrics.md quotes the figures `python tests/validation.py` prints.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from synthetic import synthetic_tables
+from validation import SCENARIOS, balance_coverage, consistent_with, paired_comparison, planned_rates
+
+from rummysim.analysis.frames import game_frame
+from rummysim.analysis.metrics import balance_interval, summarize_condition
+
+
+def test_consistent_with_rejects_a_rate_far_from_the_nominal_one():
+    assert consistent_with(950, 1000, 0.95) and not consistent_with(900, 1000, 0.95)
+    assert consistent_with(990, 1000, 0.95, alternative="less") and not consistent_with(990, 1000, 0.95)
+    assert not consistent_with(80, 1000, 0.05, alternative="greater")
+
+
+def test_balance_interval_reaches_one_at_a_fair_table_and_not_at_a_tilted_one():
+    assert balance_interval(np.array([1000, 1000, 1000])).high == 1.0
+    tilted = balance_interval(np.array([1200, 1000, 800]))
+    assert tilted.high < 1.0 and tilted.low <= 1 - 400 / 3000 <= tilted.high
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+@pytest.mark.parametrize("games", [300, 20_000])
+def test_balance_interval_covers_a_fair_table_at_least_95_percent_of_the_time(n, games):
+    """Issue 13: the bootstrap interval covered 1 at a fair table in 0 of 200 runs; Goodman's box does."""
+    reps = 1000
+    hits = balance_coverage(n=n, games=games, reps=reps, seed=games + n)
+    assert consistent_with(hits, reps, 0.95, alternative="less"), hits / reps
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_balance_interval_covers_a_tilted_table_at_least_95_percent_of_the_time(n):
+    reps = 1000
+    shares = [1.0 / n + 0.03] + [1.0 / n] * (n - 2) + [1.0 / n - 0.03]
+    hits = balance_coverage(n=n, games=3000, shares=shares, reps=reps, seed=n)
+    assert consistent_with(hits, reps, 0.95, alternative="less"), hits / reps
+
+
+@pytest.mark.slow
+def test_balance_of_a_whole_report_covers_a_fair_table():
+    """Through the analysis of whole synthetic tables (300 games, 3 seats), as issue 13 measured it."""
+    rng = np.random.default_rng(13)
+    reps, hits = 200, 0
+    for i in range(reps):
+        hands, games = synthetic_tables(rng, games=300, hands=2)
+        frame = game_frame(hands, games, n_players=3)
+        summary = summarize_condition(frame, name="c", n_players=3, lineup={"greedy": 3}, seed=i)
+        e = summary.metrics["balance_game"]
+        hits += e.low <= 1.0 <= e.high
+    assert consistent_with(hits, reps, 0.95, alternative="less"), hits / reps
+
+
+def test_variance_ratio_is_what_the_shared_luck_leaves():
+    """Draws shared in 80% of games: a paired Order difference keeps about 1 - 0.8 of an unpaired one's variance."""
+    rng = np.random.default_rng(21)
+    comp = paired_comparison(rng, games=3000, strong_a=0.5, strong_b=0.5, shared=0.8, seed=1)
+    assert 0.15 < comp.variance_ratios["order"] < 0.25
+    alone = paired_comparison(rng, games=3000, strong_a=0.5, strong_b=0.5, shared=0.0, seed=2)
+    assert 0.9 < alone.variance_ratios["order"] < 1.1
+
+
+@pytest.mark.slow
+def test_holds_after_holm_is_rare_under_no_effect_and_intervals_cover_zero():
+    """No change at all: some planned test holds in at most 5% of runs; the change intervals cover 0 in 95%."""
+    scenario = SCENARIOS["no effect"]
+    counts, reps = planned_rates(**scenario), scenario["reps"]
+    assert consistent_with(counts["any_holds"], reps, 0.05, alternative="greater"), counts
+    assert consistent_with(counts["edge_covered"], reps, 0.95), counts
+    assert consistent_with(counts["order_covered"], reps, 0.95), counts
+
+
+@pytest.mark.slow
+def test_a_change_as_large_as_the_detectable_one_holds_in_80_percent_of_runs():
+    """The 'smallest change the run could detect' is real: at that change, Holm finds it at least 80% of the time."""
+    scenario = SCENARIOS["at the detectable change"]
+    counts, reps = planned_rates(**scenario), scenario["reps"]
+    mean_detectable = counts["detectable"] / reps / 1e6
+    assert abs(mean_detectable - 0.10) < 0.01, mean_detectable  # the scenario is at the reported change
+    assert consistent_with(counts["order_holds"], reps, 0.80, alternative="less"), counts
+    assert consistent_with(counts["order_covered"], reps, 0.95), counts
+
+
+@pytest.mark.slow
+def test_a_change_at_the_margin_is_called_within_it_at_most_2_5_percent_of_the_time():
+    """The equivalence statement is a TOST at 2.5% a side: a true change at the margin is rarely called within it."""
+    scenario = SCENARIOS["at the margin"]
+    counts, reps = planned_rates(**scenario), scenario["reps"]
+    assert consistent_with(counts["order_within"], reps, 0.025, alternative="greater"), counts
