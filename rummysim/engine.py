@@ -42,7 +42,7 @@ from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.strategies.sealed import SealedError
 from rummysim.table import Table, apply_plays
-from rummysim.timing import TooSlow, timed
+from rummysim.timing import OverTime, limited
 from rummysim.trace import check_cards, turn_record
 
 _new = tuple.__new__
@@ -72,42 +72,14 @@ class _Stalled(Exception):
     """The hand can not go on (R10.2)."""
 
 
-class _OverTime(Exception):
-    """A decision passed the time limit: raised once it is over, in place of `TooSlow`, which bots cannot catch."""
-
-
-def _limited(decide: Callable[[PlayerView], Any], limit: float) -> Callable[[PlayerView], Any]:
-    """Return a decision that raises `_OverTime` when it takes longer than `limit` seconds."""
-
-    def ask(view: PlayerView) -> Any:
-        try:
-            return timed(decide, view, limit)[0]
-        except TooSlow:
-            raise _OverTime from None
-
-    return ask
-
-
 class _Hand:
     """The private, mutable state of one hand."""
 
     def __init__(
-        self,
-        strategies: Sequence[Strategy],
-        *,
-        rules: Rules,
-        names: Sequence[str],
-        start: Deal,
-        dealer: int,
-        scores: tuple[int, ...],
-        key: int,
-        seed: int,
-        game: int,
-        hand: int,
-        trace: bool,
-        audit: bool,
+        self, strategies: Sequence[Strategy], *, rules: Rules, names: Sequence[str], start: Deal, dealer: int,
+        scores: tuple[int, ...], key: int, seed: int, game: int, hand: int, trace: bool, audit: bool,
         time_limit: float | None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         self.strategies = strategies
         self.rules = rules
         # each seat's views show its own copy of the rules (`Rules.__copy__`); the game reads only self.rules
@@ -129,13 +101,13 @@ class _Hand:
         self.has_melded = tuple(any(m.melded_by == seat for m in start.table) for seat in range(self.n))
         self.history: list[Event] = []
         # each decision's bound methods by seat, looked up once per hand rather than once per question;
-        # with a time limit, each is timed (`_limited`)
+        # with a time limit, each is timed (`rummysim.timing.limited`)
         self.draws: list[Callable[[PlayerView], Any]] = [s.draw for s in strategies]
         self.plays: list[Callable[[PlayerView], Any]] = [s.play for s in strategies]
         self.discards: list[Callable[[PlayerView], Any]] = [s.discard for s in strategies]
         if time_limit is not None:
             for decisions in (self.draws, self.plays, self.discards):
-                decisions[:] = [_limited(decide, time_limit) for decide in decisions]
+                decisions[:] = [limited(decide, time_limit) for decide in decisions]
         self.observers = [(seat, s.observe) for seat, s in enumerate(strategies) if observes(s)]
         self.watched = bool(self.observers) or audit  # whether an event needs more than logging
         self.turn = 0
@@ -196,7 +168,7 @@ class _Hand:
 
     # -- the seats' errors -----------------------------------------------------------
     def _crash(self, seat: int, decision: str, exc: Exception) -> StrategyError:
-        if isinstance(exc, _OverTime):
+        if isinstance(exc, OverTime):
             what = f"took longer than the time limit of {self.time_limit} s per decision in {decision}"
         elif isinstance(exc, SealedError) and exc.raised is None:  # a sealed bot hung, died or sent garbage
             what = f"{exc}"
@@ -208,13 +180,8 @@ class _Hand:
         )
 
     def illegal(self, seat: int, move: str, rejected: Rejected) -> IllegalMoveError:
-        return IllegalMoveError(
-            f"seat {seat} ({self.names[seat]}): {rejected.reason} ({rejected.rule}); {self.context}",
-            seat=seat,
-            strategy=self.names[seat],
-            move=move,
-            rule=rejected.rule,
-        )
+        what = f"seat {seat} ({self.names[seat]}): {rejected.reason} ({rejected.rule}); {self.context}"
+        return IllegalMoveError(what, seat=seat, strategy=self.names[seat], move=move, rule=rejected.rule)
 
     # -- the turns ----------------------------------------------------------------------
     def play_out(self, seat: int) -> tuple[int | None, WentOutBy | None, bool]:
