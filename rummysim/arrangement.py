@@ -161,7 +161,12 @@ class Arranger:
         compared only then.
         """
         with_card = mask | 1 << card
-        return self.in_meld(card, with_card) and self.deadwood(with_card) < self.deadwood(mask)
+        rank = card % N_RANKS  # self.in_meld(card, with_card), written out: a call fewer on every draw
+        if not self._lane_in_sequence[with_card >> (card - rank) & LANE] >> rank & 1:
+            column = with_card >> rank
+            if (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) < 3:
+                return False
+        return self.deadwood(with_card) < self.deadwood(mask)
 
     def arrange(self, mask: int) -> Arrangement:
         """Return an arrangement of a holding mask with the least deadwood."""

@@ -126,7 +126,7 @@ def n_cards(mask: int) -> int:
 
 def to_text(mask: int) -> str:
     """Return the canonical codes of a mask, space-separated, in suit-then-rank order."""
-    return " ".join(CODES[c] for c in iter_cards(mask))
+    return " ".join([CODES[c] for c in iter_cards(mask)])
 
 
 def card_points(card: int, *, ace_value: int = 1) -> int:

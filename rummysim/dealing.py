@@ -73,6 +73,9 @@ def deal(rules: Rules, *, dealer: int, key: int) -> Deal:
     deck = permutation(derive(key, 0), N_CARDS)
     n, k = rules.n_players, rules.n_dealt
     holdings = [0] * n
-    for i in range(n * k):
-        holdings[(dealer + 1 + i) % n] |= 1 << deck[i]
+    for i in range(n):  # the i-th seat from the dealer's left gets cards i, i + n, i + 2n, ... of the deck
+        mask = 0
+        for card in deck[i : n * k : n]:
+            mask |= 1 << card
+        holdings[(dealer + 1 + i) % n] = mask
     return Deal(tuple(holdings), (deck[n * k],), tuple(deck[n * k + 1 :]))

@@ -13,11 +13,10 @@ values (`rummysim.moves.plain_plays`) before it is checked.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
-from rummysim.cards import FULL_DECK, card_code, points, to_text
+from rummysim.cards import points
 from rummysim.dealing import Deal, deal
 from rummysim.errors import ConfigError, IllegalMoveError, StrategyError
 from rummysim.moves import (
@@ -26,9 +25,6 @@ from rummysim.moves import (
     Event,
     HandEnded,
     HandStarted,
-    LaidOff,
-    LayOff,
-    Meld,
     Melded,
     Pile,
     Rejected,
@@ -46,7 +42,8 @@ from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.strategies.sealed import SealedError
 from rummysim.table import Table, apply_plays
-from rummysim.timing import TooSlow, timed
+from rummysim.timing import OverTime, limited
+from rummysim.trace import check_cards, turn_record
 
 _new = tuple.__new__
 """Build a named tuple from a tuple of its fields, in order: a Python call fewer than ``Cls(...)``."""
@@ -79,26 +76,14 @@ class _Hand:
     """The private, mutable state of one hand."""
 
     def __init__(
-        self,
-        strategies: Sequence[Strategy],
-        *,
-        rules: Rules,
-        names: Sequence[str],
-        start: Deal,
-        dealer: int,
-        scores: tuple[int, ...],
-        key: int,
-        seed: int,
-        game: int,
-        hand: int,
-        trace: bool,
-        audit: bool,
+        self, strategies: Sequence[Strategy], *, rules: Rules, names: Sequence[str], start: Deal, dealer: int,
+        scores: tuple[int, ...], key: int, seed: int, game: int, hand: int, trace: bool, audit: bool,
         time_limit: float | None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         self.strategies = strategies
         self.rules = rules
-        # each seat's views show its own copy of the rules; the game reads only self.rules
-        self.seat_rules = [copy.copy(rules) for _ in strategies]
+        # each seat's views show its own copy of the rules (`Rules.__copy__`); the game reads only self.rules
+        self.seat_rules = [rules.__copy__() for _ in strategies]
         self.names = names
         self.n = rules.n_players
         self.dealer = dealer
@@ -114,12 +99,15 @@ class _Hand:
         self.table: Table = start.table
         # a tuple, shared by the views, made anew in the rare turn that changes it
         self.has_melded = tuple(any(m.melded_by == seat for m in start.table) for seat in range(self.n))
-        self._view: PlayerView | None = None
         self.history: list[Event] = []
-        # each decision's bound methods by seat, looked up once per hand rather than once per question
-        self.draws = [s.draw for s in strategies]
-        self.plays = [s.play for s in strategies]
-        self.discards = [s.discard for s in strategies]
+        # each decision's bound methods by seat, looked up once per hand rather than once per question;
+        # with a time limit, each is timed (`rummysim.timing.limited`)
+        self.draws: list[Callable[[PlayerView], Any]] = [s.draw for s in strategies]
+        self.plays: list[Callable[[PlayerView], Any]] = [s.play for s in strategies]
+        self.discards: list[Callable[[PlayerView], Any]] = [s.discard for s in strategies]
+        if time_limit is not None:
+            for decisions in (self.draws, self.plays, self.discards):
+                decisions[:] = [limited(decide, time_limit) for decide in decisions]
         self.observers = [(seat, s.observe) for seat, s in enumerate(strategies) if observes(s)]
         self.watched = bool(self.observers) or audit  # whether an event needs more than logging
         self.turn = 0
@@ -137,14 +125,12 @@ class _Hand:
 
     # -- views and events --------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
-        """Return what a seat may see now; reused until the next event changes anything."""
-        if self._view is not None and self._view.seat == seat:
-            return self._view
+        """Return what a seat may see now: a new view after every event, the turn reusing one until then."""
         # Built by position, in PlayerView's field order, each value on its line with its field's
         # name, and with tuple.__new__ rather than PlayerView(...), whose generated __new__ is
         # one more Python call: a view is built two or three times a turn (keywords cost 11% of
         # the engine's hands/s, measured). tests/test_views.py checks every field of a view by name.
-        self._view = _new(PlayerView, (
+        return _new(PlayerView, (
             seat,  # seat
             self.n,  # n_players
             self.dealer,  # dealer
@@ -163,11 +149,9 @@ class _Hand:
             self.n_rebuilds,  # n_rebuilds
             tuple(self.history),  # history
         ))  # fmt: skip
-        return self._view
 
     def emit(self, event: Event) -> None:
         """Log a public event; the views built so far are out of date."""
-        self._view = None
         self.history.append(event)
         if self.watched:
             self.watch(event)
@@ -175,70 +159,29 @@ class _Hand:
     def watch(self, event: Event) -> None:
         """Audit the cards (R1.2) and show the event to the seats that observe."""
         if self.audit:
-            self.check_cards()
+            check_cards(self.holdings, self.sizes, self.stock, self.discard_pile, self.table)
         for seat, observe in self.observers:
             try:
                 observe(event)
             except Exception as exc:
                 raise self._crash(seat, "observe", exc) from exc
 
-    def check_cards(self) -> None:
-        """Raise AssertionError unless all 52 cards are in exactly one place (R1.2)."""
-        places = [
-            *self.holdings, *(1 << c for c in self.stock), *(1 << c for c in self.discard_pile),
-            *(m.cards for m in self.table),
-        ]  # fmt: skip
-        seen = 0
-        for mask in places:
-            if seen & mask:
-                raise AssertionError(f"card in two places: {to_text(seen & mask)}")
-            seen |= mask
-        if seen != FULL_DECK:
-            raise AssertionError(f"cards missing: {to_text(FULL_DECK & ~seen)}")
-        if [h.bit_count() for h in self.holdings] != self.sizes:
-            raise AssertionError("holding sizes out of step")
-
-    # -- asking strategies ---------------------------------------------------------
-    def ask(self, seat: int, decision: str, view: PlayerView) -> Any:
-        """Return a seat's answer to one decision, failing the hand if the bot raises or is too slow."""
-        decide = getattr(self.strategies[seat], decision)
-        if self.time_limit is None:  # the turn's methods ask inline in this case, for speed
-            try:
-                return decide(view)
-            except Exception as exc:
-                raise self._crash(seat, decision, exc) from exc
-        try:
-            return timed(decide, view, self.time_limit)[0]
-        except TooSlow:
-            raise StrategyError(
-                f"seat {seat} ({self.names[seat]}) took longer than the time limit of {self.time_limit} s "
-                f"per decision in {decision}; {self.context}",
-                seat=seat,
-                strategy=self.names[seat],
-            ) from None
-        except Exception as exc:
-            raise self._crash(seat, decision, exc) from exc
-
+    # -- the seats' errors -----------------------------------------------------------
     def _crash(self, seat: int, decision: str, exc: Exception) -> StrategyError:
-        if isinstance(exc, SealedError) and exc.raised is None:  # a sealed bot hung, died or sent garbage
+        if isinstance(exc, OverTime):
+            what = f"took longer than the time limit of {self.time_limit} s per decision in {decision}"
+        elif isinstance(exc, SealedError) and exc.raised is None:  # a sealed bot hung, died or sent garbage
             what = f"{exc}"
         else:
             kind = exc.raised if isinstance(exc, SealedError) else type(exc).__name__
             what = f"raised {kind} in {decision}: {exc}"
         return StrategyError(
-            f"seat {seat} ({self.names[seat]}) {what}; {self.context}",
-            seat=seat,
-            strategy=self.names[seat],
+            f"seat {seat} ({self.names[seat]}) {what}; {self.context}", seat=seat, strategy=self.names[seat]
         )
 
     def illegal(self, seat: int, move: str, rejected: Rejected) -> IllegalMoveError:
-        return IllegalMoveError(
-            f"seat {seat} ({self.names[seat]}): {rejected.reason} ({rejected.rule}); {self.context}",
-            seat=seat,
-            strategy=self.names[seat],
-            move=move,
-            rule=rejected.rule,
-        )
+        what = f"seat {seat} ({self.names[seat]}): {rejected.reason} ({rejected.rule}); {self.context}"
+        return IllegalMoveError(what, seat=seat, strategy=self.names[seat], move=move, rule=rejected.rule)
 
     # -- the turns ----------------------------------------------------------------------
     def play_out(self, seat: int) -> tuple[int | None, WentOutBy | None, bool]:
@@ -249,25 +192,22 @@ class _Hand:
         is applied (`rummysim.moves`, `rummysim.table`). The steps are written out in this one
         loop rather than as methods because they run some thirty times a hand.
         """
-        rules, n, history, holdings, sizes = self.rules, self.n, self.history, self.holdings, self.sizes
-        draws, plays, discards = self.draws, self.plays, self.discards
+        n, history, holdings, sizes, view = self.n, self.history, self.holdings, self.sizes, self.view
+        draws, plays, discards, watched = self.draws, self.plays, self.discards, self.watched
+        stall_after_turns = self.rules.stall_after_turns
         answer: Any  # whatever a bot returns, checked before use
         while True:
-            if self.turn >= rules.stall_after_turns:
+            if self.turn >= stall_after_turns:
                 raise _Stalled
             melded_before = self.has_melded[seat]
-            self.drawn = self.taken = self._view = None
+            self.drawn = self.taken = None
             start_event = len(history)
 
             # draw (R4.1, R4.6, R4.8, R10)
-            view = self.view(seat)
-            if self.time_limit is None:
-                try:
-                    answer = draws[seat](view)
-                except Exception as exc:
-                    raise self._crash(seat, "draw", exc) from exc
-            else:
-                answer = self.ask(seat, "draw", view)
+            try:
+                answer = draws[seat](view(seat))
+            except Exception as exc:
+                raise self._crash(seat, "draw", exc) from exc
             if answer is _STOCK or (answer is _DISCARD and self.discard_pile):
                 pile = answer  # the common, legal answers, checked inline
             else:
@@ -288,34 +228,27 @@ class _Hand:
             holdings[seat] |= 1 << card
             sizes[seat] += 1
             drew = _new(Drew, (seat, pile, face_up))
-            self._view = None  # self.emit(drew), written out
-            history.append(drew)
-            if self.watched:
+            history.append(drew)  # self.emit(drew), written out
+            if watched:
                 self.watch(drew)
+            drawn_event = len(history)
 
             # play (R4.2, R4.4, R4.7, R5, R6, R7.2)
-            view = self.view(seat)
-            if self.time_limit is None:
-                try:
-                    answer = plays[seat](view)
-                except Exception as exc:
-                    raise self._crash(seat, "play", exc) from exc
-            else:
-                answer = self.ask(seat, "play", view)
+            seen = view(seat)
+            try:
+                answer = plays[seat](seen)
+            except Exception as exc:
+                raise self._crash(seat, "play", exc) from exc
             went_out_by = None
             if answer is not None and not (type(answer) in (list, tuple) and not answer):
                 went_out_by = self.apply(seat, answer)
 
             # discard (R4.3, R4.5, R7.1), unless the plays went out
             if went_out_by is None:
-                view = self._view or self.view(seat)  # the play's view again, unless the seat played
-                if self.time_limit is None:
-                    try:
-                        answer = discards[seat](view)
-                    except Exception as exc:
-                        raise self._crash(seat, "discard", exc) from exc
-                else:
-                    answer = self.ask(seat, "discard", view)
+                try:  # the play's view again, unless the seat played
+                    answer = discards[seat](seen if len(history) == drawn_event else view(seat))
+                except Exception as exc:
+                    raise self._crash(seat, "discard", exc) from exc
                 holding = holdings[seat]
                 if type(answer) is int and 0 <= answer < 52 and holding >> answer & 1 and answer != self.taken:
                     card = answer  # the common, legal answer, checked inline
@@ -328,15 +261,17 @@ class _Hand:
                 sizes[seat] -= 1
                 self.discard_pile += (card,)
                 discarded = _new(Discarded, (seat, card))
-                self._view = None  # self.emit(discarded), written out
-                history.append(discarded)
-                if self.watched:
+                history.append(discarded)  # self.emit(discarded), written out
+                if watched:
                     self.watch(discarded)
                 if not holding ^ 1 << card:
                     went_out_by = WentOutBy.DISCARD
 
             if self.trace is not None:
-                _record_turn(self, seat, start_event)
+                self.trace.append(turn_record(
+                    history[start_event:], game=self.game, hand=self.hand, turn=self.turn, seat=seat,
+                    strategy=self.names[seat], drawn=self.drawn, holding=holdings[seat],
+                ))  # fmt: skip
             self.turn += 1
             if went_out_by is not None:
                 return seat, went_out_by, not melded_before
@@ -375,30 +310,10 @@ class _Hand:
             for event in events:
                 self.emit(event)
         else:  # what emit does, for all the events at once
-            self._view = None
             self.history.extend(events)
         if holding:
             return None
         return WentOutBy.MELD if isinstance(events[-1], Melded) else WentOutBy.LAY_OFF
-
-
-def _record_turn(state: _Hand, seat: int, start: int) -> None:
-    assert state.trace is not None
-    moves = state.history[start:]
-    drew = next(e for e in moves if isinstance(e, Drew))
-    plays = "; ".join(
-        str(Meld(e.cards)) if isinstance(e, Melded) else str(LayOff(e.card, e.meld))
-        for e in moves
-        if isinstance(e, (Melded, LaidOff))
-    )
-    discard = next((card_code(e.card) for e in moves if isinstance(e, Discarded)), "")
-    state.trace.append(
-        TurnRecord(
-            game=state.game, hand=state.hand, turn=state.turn, seat=seat, strategy=state.names[seat],
-            pile=str(drew.pile), drew=card_code(state.drawn) if state.drawn is not None else "", plays=plays,
-            discard=discard, holding=to_text(state.holdings[seat]),
-        )
-    )  # fmt: skip
 
 
 def play_hand(
@@ -474,7 +389,7 @@ def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, 
         went_out_by=went_out_by.value if went_out_by is not None else None, went_rummy=went_rummy,
         multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
     )  # fmt: skip
-    return HandResult(
+    return _new(HandResult, (
         records, winner, won_points, went_out_by, went_rummy, stalled, tuple(state.history),
         tuple(state.trace or ()), state.start,
-    )  # fmt: skip
+    ))  # fmt: skip

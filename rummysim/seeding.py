@@ -77,8 +77,13 @@ def root(seed: int) -> int:
 def derive(key: int, *path: int) -> int:
     """Return the key reached from `key` by the path elements, one mix each (each below 2**64)."""
     for step in path:
-        key = mix64(key ^ mix64((step + 1) * GOLDEN & M64))
+        key = mix64(key ^ (_STEPS[step] if 0 <= step < _N_STEPS else mix64((step + 1) * GOLDEN & M64)))
     return key
+
+
+_N_STEPS = 1024
+_STEPS = tuple(mix64((step + 1) * GOLDEN & M64) for step in range(_N_STEPS))
+"""The mix of each small path element, made once: `derive` mixes only the key for these."""
 
 
 def draw(key: int, i: int) -> int:
@@ -148,7 +153,13 @@ def stream_key(rng: np.random.Generator) -> int:
 
 def hand_key(seed: int, game: int, hand: int) -> int:
     """Return the key of one hand's stream: its deal and stock rebuilds (see the module's table)."""
-    return derive(root(seed), HAND, game, hand)
+    return derive(_game_hands_key(seed, game), hand)
+
+
+@functools.lru_cache(maxsize=64)
+def _game_hands_key(seed: int, game: int) -> int:
+    """Return ``derive(root(seed), HAND, game)``, which every hand of a game starts from (kept for a game's hands)."""
+    return derive(root(seed), HAND, game)
 
 
 def game_key(seed: int, game: int) -> int:

@@ -50,3 +50,19 @@ def timed(decide: Callable[[Any], Any], view: Any, limit: float) -> tuple[Any, f
     if elapsed > limit:
         raise TooSlow
     return answer, elapsed
+
+
+class OverTime(Exception):
+    """A decision passed its time limit: raised once the decision is over, in place of `TooSlow`."""
+
+
+def limited(decide: Callable[[Any], Any], limit: float) -> Callable[[Any], Any]:
+    """Return the decision `decide` run under a time limit (`timed`): it raises `OverTime` past `limit` seconds."""
+
+    def ask(view: Any) -> Any:
+        try:
+            return timed(decide, view, limit)[0]
+        except TooSlow:
+            raise OverTime from None
+
+    return ask

@@ -112,9 +112,11 @@ class Greedy(Strategy):
         pile = view.discard_pile
         if not pile:
             return _STOCK
-        fits = self._fits if view.table is self._fits_table else self._fitting(view)
+        top = pile[-1]
+        if (self._fits if view.table is self._fits_table else self._fitting(view)) >> top & 1:
+            return _DISCARD  # takes_discard(view.holding, top, ...), written out
         arr = self._arranger if view.rules is self._rules else self._arrange(view.rules)
-        return _DISCARD if takes_discard(view.holding, pile[-1], fits=fits, arr=arr) else _STOCK
+        return _DISCARD if arr.lowers(view.holding, top) else _STOCK
 
     # A holding in which `play` found no meld: `discard` then knows every card is deadwood.
     _meldless: int = -1
