@@ -207,15 +207,22 @@ def verify(results_dir: str, n_replay: int) -> None:
 
 @main.command()
 @click.argument("experiment_file", metavar="FILE")
+@click.option("--pilot", "pilot_games", type=int, default=300, show_default=True,
+              help="With precision: in the file, play this many games a condition to estimate the games needed "
+              "(0: skip).")  # fmt: skip
 @_one_line_errors
-def validate(experiment_file: str) -> None:
+def validate(experiment_file: str, pilot_games: int) -> None:
     """Check the experiment in FILE without running it; print its conditions.
+
+    With ``precision:`` in the file, a short pilot estimates the games each condition
+    needs to reach it.
 
     \b
     Example:
       rummysim validate experiments/acehigh.yaml
     """
     from rummysim.engines import choose_engine
+    from rummysim.errors import whole_number
     from rummysim.experiment import load_experiment
     from rummysim.strategies import check_strategy
     from rummysim.strategies.registry import is_builtin
@@ -233,6 +240,11 @@ def validate(experiment_file: str) -> None:
         click.echo(
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"
         )
+    if experiment.precision and whole_number(pilot_games, name="--pilot", low=0):
+        from rummysim.pilot import pilot
+
+        for line in pilot(experiment, games=pilot_games).lines(experiment):
+            click.echo(line)
 
 
 @main.command()

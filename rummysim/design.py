@@ -59,9 +59,34 @@ def check_margin(value: Any, where: str) -> dict[str, float]:
             f"got {value!r}"
         )
     margins = {measure: default for measure, (_, default) in MARGINS.items()}
+    return margins | _measures(value, where)
+
+
+def check_precision(value: Any, where: str) -> dict[str, float]:
+    """Return the half-width asked of each measure's planned comparisons (``precision:``); {} if none is asked.
+
+    The measures and units are the margins' (`MARGINS`): ``first_seat_edge: 0.25 pp``,
+    ``order: 0.01``, each the half-width of a 95% interval.
+
+    >>> check_precision({"first_seat_edge": "0.25 pp"}, "x.yaml: precision")
+    {'first_seat_edge': 0.25}
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not value:
+        raise ConfigError(
+            f"{where}: expected a mapping of measure to the half-width of its 95% intervals, such as "
+            f"{{first_seat_edge: 0.25 pp, order: 0.01}}, got {value!r}"
+        )
+    return _measures(value, where)
+
+
+def _measures(value: Mapping[Any, Any], where: str) -> dict[str, float]:
+    """Return a mapping of measure (`MARGINS`) to a positive amount in its unit, each checked."""
+    amounts = {}
     for measure, given in value.items():
         if measure not in MARGINS:
-            close = nearest(measure, MARGINS)
+            close = nearest(str(measure), MARGINS)
             hint = f"did you mean {close!r}?" if close else f"measures are {', '.join(MARGINS)}"
             raise ConfigError(f"{where}.{measure}: unknown measure; {hint}")
         unit, default = MARGINS[measure]
@@ -74,8 +99,8 @@ def check_margin(value: Any, where: str) -> dict[str, float]:
         top = MARGIN_RANGE[unit]
         if not 0 < number <= top:
             raise ConfigError(f"{where}.{measure}: {given!r} is not above 0 and at most {top:g}{' pp' if unit else ''}")
-        margins[measure] = float(number)
-    return margins
+        amounts[str(measure)] = float(number)
+    return amounts
 
 
 def margin_text(measure: str, value: float) -> str | float:
@@ -140,6 +165,10 @@ class Experiment:
     """Which engine plays the conditions (`ENGINES`); a condition may say otherwise. Never changes results."""
     margin: dict[str, float] = dataclasses.field(default_factory=lambda: check_margin(None, "margin"))
     """Each measure's margin of equivalence (`MARGINS`), in its own unit. Never changes results."""
+    precision: dict[str, float] = dataclasses.field(default_factory=dict)
+    """The half-width asked of each measure's planned comparisons (`rummysim.precision`); {}: play ``games``."""
+    max_games: int | None = None
+    """With `precision`: the most games a condition may play."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the resolved experiment (every default filled in), as plain values."""
@@ -153,6 +182,8 @@ class Experiment:
             "isolate": self.isolate,
             "engine": self.engine,
             "margin": {measure: margin_text(measure, value) for measure, value in self.margin.items()},
+            "precision": {measure: margin_text(measure, value) for measure, value in self.precision.items()},
+            "max_games": self.max_games,
             "conditions": [c.to_dict() for c in self.conditions],
         }
 
@@ -171,13 +202,16 @@ class Experiment:
     def fingerprint(self) -> str:
         """Return a hash of everything that changes the results (not the question, descriptions or isolation).
 
-        The version of the random streams (`rummysim.seeding.STREAMS`) is part of it.
+        The version of the random streams (`rummysim.seeding.STREAMS`) is part of it. The
+        number of games is not: game g is the same game however many are played, so a
+        finished run can be extended (more games, a tighter ``precision:``).
         """
         data = self.to_dict() | {"streams": STREAMS}
-        for text in ("question", "description", "time_limit", "isolate", "engine", "margin"):
+        for text in ("question", "description", "time_limit", "isolate", "engine", "margin", "games", "precision",
+                     "max_games"):  # fmt: skip
             data.pop(text)
         for condition in data["conditions"]:
-            for text in ("description", "isolate", "engine"):
+            for text in ("description", "isolate", "engine", "games"):
                 condition.pop(text)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -192,6 +226,13 @@ class Experiment:
     def names(self) -> str:
         """Return the condition names, comma-separated."""
         return ", ".join(c.name for c in self.conditions)
+
+    def with_games(self, games: Mapping[str, int]) -> Experiment:
+        """Return the experiment with these conditions playing these numbers of games (a wave, `rummysim.precision`)."""
+        conditions = tuple(
+            dataclasses.replace(c, games=games[c.name]) if c.name in games else c for c in self.conditions
+        )
+        return dataclasses.replace(self, conditions=conditions)
 
     def with_overrides(
         self, *, games: int | None = None, seed: int | None = None, isolate: bool = False, engine: str | None = None
@@ -293,6 +334,8 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         isolate=bool(data.get("isolate", False)),
         engine=str(data.get("engine") or "auto"),
         margin=check_margin(data.get("margin"), f"{where}.margin"),
+        precision=check_precision(data.get("precision"), f"{where}.precision") if data.get("precision") else {},
+        max_games=whole_number(data["max_games"], name=f"{where}.max_games", low=1) if data.get("max_games") else None,
     )
 
 

@@ -17,13 +17,13 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from rummysim.design import Condition, Experiment, check_engine, check_margin
+from rummysim.design import Condition, Experiment, check_engine, check_margin, check_precision
 from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
-        "isolate", "engine", "margin")  # fmt: skip
+        "isolate", "engine", "margin", "precision", "max_games")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
 CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
@@ -254,8 +254,28 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         isolate=_flag(data.get("isolate", False), "isolate", where),
         engine=check_engine(data.get("engine", "auto"), f"{where}: engine"),
         margin=check_margin(data.get("margin"), f"{where}: margin"),
+        **_sizing(data, conditions, games, where),
         source=source,
     )
+
+
+def _sizing(data: dict[str, Any], conditions: tuple[Condition, ...], games: int, where: str) -> dict[str, Any]:
+    """Return ``precision`` and ``max_games``: the half-widths to play for, and the cap (`rummysim.precision`)."""
+    precision = check_precision(data.get("precision"), f"{where}: precision")
+    if "max_games" not in data:
+        if precision:
+            raise ConfigError(f"{where}: precision: needs max_games, the most games a condition may play")
+        return {"precision": precision, "max_games": None}
+    if not precision:
+        raise ConfigError(f"{where}: max_games: caps the games that precision: asks for; give precision: too")
+    cap = whole_number(data["max_games"], name=f"{where}: max_games", low=1)
+    for condition in conditions:
+        first = condition.games if condition.games is not None else games
+        if first > cap:
+            raise ConfigError(
+                f"{where}: max_games: {cap} is below the {first} games condition {condition.name} plays first"
+            )
+    return {"precision": precision, "max_games": cap}
 
 
 def load_experiment(path: str | Path) -> Experiment:

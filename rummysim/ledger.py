@@ -26,6 +26,15 @@ LEDGER = "chunks.jsonl"
 Record = Mapping[str, Mapping[str, Any]]
 
 
+def chunk_name(number: int, start: int, stop: int) -> str:
+    """Return the id of condition `number`'s chunk of games [start, stop): what `chunk_span` reads.
+
+    >>> chunk_name(1, 4, 6)
+    'c001-g000000004-000000006'
+    """
+    return f"c{number:03d}-g{start:09d}-{stop:09d}"
+
+
 def chunk_span(chunk_id: str) -> tuple[int, int, int]:
     """Return a chunk id's condition number and its games [start, stop).
 

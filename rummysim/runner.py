@@ -27,13 +27,14 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 import rummysim.compiled as compiled
+import rummysim.precision as precision
 import rummysim.provenance as provenance
 from rummysim.design import Condition, Experiment, check_streams, rotated
 from rummysim.engines import choose_engine
 from rummysim.errors import ConfigError, DiskError, disk_error, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.game import play_game
-from rummysim.ledger import LEDGER, Ledger, chunk_span
+from rummysim.ledger import LEDGER, Ledger, chunk_name, chunk_span
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.seeding import STREAMS
 from rummysim.strategies.sealed import SealedPool
@@ -44,7 +45,9 @@ from rummysim.tables import (
     load_results,
     merge_chunks,
     remove_leftovers,
+    split_tables,
     to_arrow,
+    trim_chunk,
     write_chunk,
     write_text_atomic,
 )
@@ -77,7 +80,7 @@ class Chunk(NamedTuple):
 
     @property
     def id(self) -> str:
-        return f"c{self.number:03d}-g{self.start:09d}-{self.stop:09d}"
+        return chunk_name(self.number, self.start, self.stop)
 
 
 def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
@@ -295,19 +298,100 @@ def run_experiment(
     folder = Path(out) / experiment.name
     with _writing(folder, "preparing the results folder", then=AGAIN):
         folder.mkdir(parents=True, exist_ok=True)
+    options = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=chunk_games, trace=trace,
+                   quiet=quiet, overrides={"games": games, "seed": seed})  # fmt: skip
     with _lock(folder):
         with _writing(folder, "preparing the results folder", then=AGAIN):
             _prepare(folder, experiment, force=force)
-        # Finished means the manifest and the tables: committed results keep only the
-        # manifest and report (results/README.md), and a run there plays the tables again.
-        if all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
-            if trace and not (folder / "turns.parquet").exists():
-                raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
-            return load_results(folder)
-        return _run(
-            experiment, folder, n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=chunk_games,
-            trace=trace, quiet=quiet, overrides={"games": games, "seed": seed},
-        )  # fmt: skip
+        if not experiment.precision:
+            return _play(experiment, folder, **options)
+        return _sized(experiment, folder, options)
+
+
+def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Results:
+    """Play in waves until every planned comparison is as narrow as ``precision:`` asks (`rummysim.precision`)."""
+    from rummysim.analysis import analyze
+
+    waves: list[dict[str, int]] = []
+    while True:
+        waves.append({c.name: experiment.games_of(c) for c in experiment.conditions})
+        results = _play(experiment, folder, **options)
+        found = precision.widths(analyze(results), experiment.precision)
+        grow = precision.next_wave(experiment, found)
+        if not grow:
+            break
+        if not options["quiet"]:
+            print(f"rummysim: {_too_wide(found)}; playing on to {_games_text(grow)}", file=sys.stderr)
+        experiment = experiment.with_games(grow)
+    manifest = results.manifest | {"precision": precision.record(experiment, waves, found)}
+    with _writing(folder, "writing the manifest"):
+        write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
+    return load_results(folder)
+
+
+def _too_wide(found: Sequence[precision.Width]) -> str:
+    wide = [w for w in found if not w.met]
+    worst = max(wide, key=lambda w: w.half_width / w.target if w.half_width == w.half_width else float("inf"))
+    return (f"{len(wide)} of {len(found)} planned intervals wider than asked (widest: {worst.measure} of "
+            f"{worst.other} against {worst.reference}, ±{worst.half_width:.3g} for ±{worst.target:g})")  # fmt: skip
+
+
+def _games_text(games: dict[str, int]) -> str:
+    return ", ".join(f"{n:,} games ({name})" for name, n in games.items())
+
+
+def _play(experiment: Experiment, folder: Path, **options: Any) -> Results:
+    """Return the folder's results for exactly this experiment's games, playing what is missing.
+
+    Finished means the manifest and the tables: committed results keep only the manifest
+    and report (results/README.md), and a run there plays the tables again. Finished
+    results of other numbers of games become chunks again (`_reopen`), so the run is
+    extended (or cut to the games asked) rather than played anew.
+    """
+    if all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
+        if options["trace"] and not (folder / "turns.parquet").exists():
+            raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
+        finished = load_results(folder)
+        played = {c.name: finished.experiment.games_of(c) for c in finished.experiment.conditions}
+        if played == {c.name: experiment.games_of(c) for c in experiment.conditions}:
+            return finished
+        with _writing(folder, "reopening the finished tables"):
+            _reopen(folder, experiment, played)
+    return _run(experiment, folder, **options)
+
+
+def _reopen(folder: Path, experiment: Experiment, played: dict[str, int]) -> None:
+    """Turn a finished run's tables back into one chunk per condition, recorded in the ledger, to extend it."""
+    chunk_dir = folder / "chunks"
+    shutil.rmtree(chunk_dir, ignore_errors=True)
+    chunk_dir.mkdir()
+    ids = {c.name: chunk_name(i, 0, played[c.name]) for i, c in enumerate(experiment.conditions)}
+    kinds = [k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()]
+    ledger = Ledger(folder)
+    ledger.records.clear()
+    for chunk_id, record in split_tables(folder, chunk_dir, ids, kinds).items():
+        ledger.records[chunk_id] = record
+    ledger.rewrite()
+    (folder / MANIFEST).unlink()
+    for kind in kinds:
+        (folder / f"{kind}.parquet").unlink()
+
+
+def _fit(done: set[str], experiment: Experiment, chunk_dir: Path, ledger: Ledger) -> set[str]:
+    """Return the finished chunks within each condition's games: one that runs past them is cut, later ones left out."""
+    kept = set()
+    for chunk_id in sorted(done):
+        number, start, stop = chunk_span(chunk_id)
+        condition = experiment.conditions[number]
+        games = experiment.games_of(condition)
+        if stop <= games:
+            kept.add(chunk_id)
+        elif start < games:
+            cut = chunk_name(number, start, games)
+            with _writing(chunk_dir, "writing chunks"):
+                ledger.add(cut, trim_chunk(chunk_dir, chunk_id, cut, games))
+            kept.add(cut)
+    return kept
 
 
 def _prove(ledger: Ledger, chunk_dir: Path, experiment: Experiment) -> set[str]:
@@ -330,7 +414,9 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     with _writing(chunk_dir, "writing chunks"):
         chunk_dir.mkdir(exist_ok=True)
         ledger = Ledger(folder)
-    done = _prove(ledger, chunk_dir, experiment)  # on resume: only chunks that prove themselves count
+    done = _fit(
+        _prove(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
+    )  # only chunks that prove themselves
     resumed = len(done)
     choices = [choose_engine(experiment, c, trace=trace) for c in experiment.conditions]
     unavailable = next((c.why for c in choices if c.unavailable), None)
@@ -359,7 +445,9 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
                     ledger.add(chunk_id, write_chunk(chunk_dir, chunk_id, tables))
                 hands_played += n_hands
                 progress.update(sizes[chunk_id], n_hands)
-            done = _prove(ledger, chunk_dir, experiment)  # before the merge: bad data is never merged
+            done = _fit(
+                _prove(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
+            )  # bad data is never merged
     finally:
         progress.close()
     seconds = time.perf_counter() - clock

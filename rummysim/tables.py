@@ -20,9 +20,10 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from rummysim.checksums import table_record
+from rummysim.checksums import chunk_record, table_record
 from rummysim.design import Experiment, from_manifest
 from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
@@ -138,6 +139,52 @@ def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dic
             tmp.unlink(missing_ok=True)
         records[kind] = table_record(path, count)
     return records
+
+
+def split_tables(folder: Path, chunk_dir: Path, chunk_ids: dict[str, str], kinds: Sequence[str]) -> dict[str, Any]:
+    """Split a finished run's merged tables into one chunk per condition (``chunk_ids``: condition to chunk id).
+
+    Used to extend a finished run: its games become chunks again, and the new games are
+    played beside them. The tables are read in row batches, so memory stays flat; each
+    chunk is written in a temporary folder and renamed into place. Return each chunk's
+    record (`chunk_record`).
+    """
+    tmp = chunk_dir / f".tmp-split-{os.getpid()}"
+    writers: dict[tuple[str, str], pq.ParquetWriter] = {}
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        for kind in kinds:
+            for batch in pq.ParquetFile(folder / f"{kind}.parquet").iter_batches(batch_size=1 << 16):
+                table = pa.Table.from_batches([batch]).cast(SCHEMAS[kind])
+                for name in pc.unique(table["condition"]).to_pylist():
+                    if (kind, name) not in writers:
+                        (tmp / chunk_ids[name]).mkdir(parents=True, exist_ok=True)
+                        writers[kind, name] = pq.ParquetWriter(tmp / chunk_ids[name] / f"{kind}.parquet", SCHEMAS[kind])
+                    writers[kind, name].write_table(table.filter(pc.equal(table["condition"], name)))
+        for writer in writers.values():
+            writer.close()
+        writers.clear()
+        records = {}
+        for chunk_id in sorted(os.listdir(tmp)) if tmp.exists() else []:
+            records[chunk_id] = chunk_record(tmp / chunk_id)
+            os.replace(tmp / chunk_id, chunk_dir / chunk_id)
+        return records
+    finally:
+        for writer in writers.values():
+            writer.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def trim_chunk(chunk_dir: Path, chunk_id: str, new_id: str, stop: int) -> dict[str, Any]:
+    """Write chunk `chunk_id`'s games below `stop` as chunk `new_id` and remove the old one; return its record."""
+    old = chunk_dir / chunk_id
+    tables = {}
+    for path in sorted(old.glob("*.parquet")):
+        table = pq.read_table(path, schema=SCHEMAS[path.stem])
+        tables[path.stem] = table.filter(pc.less(table["game"], stop))
+    record = write_chunk(chunk_dir, new_id, tables)
+    shutil.rmtree(old)
+    return record
 
 
 @dataclass

@@ -9,9 +9,12 @@ answer), ``report.html`` (the same, with the charts embedded, so it opens offlin
 from __future__ import annotations
 
 import base64
+import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import markdown
 import pandas as pd
@@ -19,7 +22,8 @@ import pandas as pd
 from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
 from rummysim.report.answer import answer, notable, p_text
 from rummysim.report.figures import CHARTS, draw_all
-from rummysim.tables import load_results, write_text_atomic
+from rummysim.report.sizing import sizing_lines
+from rummysim.tables import MANIFEST, load_results, write_text_atomic
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.45; }
@@ -115,10 +119,16 @@ def comparisons_text(analysis: Analysis) -> pd.DataFrame:
                   "variance vs unpaired", "margin", "within ±margin", "detectable (80%, Holm)"]]  # fmt: skip
 
 
-def render_markdown(analysis: Analysis, figures: dict[str, Path], folder: Path) -> str:
-    """Return report.md: the question, the answer, the tables, then the charts."""
+def render_markdown(
+    analysis: Analysis, figures: dict[str, Path], folder: Path, *, sizing: Mapping[str, Any] | None = None
+) -> str:
+    """Return report.md: the question, the answer (with how the run was sized), the tables, then the charts."""
     manifest_note = f"Experiment `{analysis.experiment.name}`, seed {analysis.experiment.seed}."
-    parts = [f"# {analysis.question}", "## Answer", *answer(analysis), "## Tables", manifest_note]
+    parts = [f"# {analysis.question}", "## Answer", *answer(analysis)]
+    if sizing:
+        lines = sizing_lines(sizing)
+        parts += ["### How many games", lines[0], "\n".join(lines[1:])]
+    parts += ["## Tables", manifest_note]
     parts += ["### Conditions", conditions_table(analysis).to_markdown(index=False)]
     parts += ["### Seat win share by turn position (%, 95% Wilson interval; chi-square test of uniform seats)",
               seats_wide(analysis).to_markdown(index=False)]  # fmt: skip
@@ -176,7 +186,9 @@ def build_report(folder: str | Path, *, analysis: Analysis | None = None) -> Rep
     for name, table in tables.items():
         paths[name] = folder / f"summary_{name}.csv"
         write_text_atomic(table.to_csv(index=False), paths[name])
-    text = render_markdown(analysis, figures, folder)
+    manifest = folder / MANIFEST
+    sizing = json.loads(manifest.read_text()).get("precision") if manifest.exists() else None
+    text = render_markdown(analysis, figures, folder, sizing=sizing)
     md = folder / "report.md"
     write_text_atomic(text, md)
     html = folder / "report.html"

@@ -1,0 +1,43 @@
+"""The report's account of how many games a run played: a fixed number, or waves until precise enough.
+
+A run with ``precision:`` records in its manifest the targets, the cap, each wave's
+games and the half-widths reached (`rummysim.precision.record`); this turns that record
+into the report's lines, so every sized report states its stopping rule and what it reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+MEASURE_NAMES = {"first_seat_edge": "the first seat's game-level edge", "order": "Order"}
+
+
+def _amount(measure: str, x: float) -> str:
+    return f"±{x:.2f} pp" if measure == "first_seat_edge" else f"±{x:.3f}"
+
+
+def sizing_lines(record: Mapping[str, Any] | None) -> list[str]:
+    """Return the report's lines on how the run was sized (none for a run of a fixed number of games)."""
+    if not record:
+        return []
+    targets = ", ".join(f"{MEASURE_NAMES.get(m, m)} ±{t}" for m, t in record["target"].items())
+    waves = " then ".join(
+        "/".join(sorted({f"{n:,}" for n in wave.values()}, key=lambda s: int(s.replace(",", ""))))
+        for wave in record["waves"]
+    )
+    lines = [
+        f"Sized by precision: played in waves until every planned comparison's 95% interval was within {targets} "
+        f"(half-widths), at most {record['max_games']:,} games a condition. After each wave a comparison too wide "
+        "grows its conditions' games by (half-width / target)² with 10% to spare, at most 16 times a wave, conditions "
+        "that share deals alike; the rule reads the widths only, never the differences. "
+        f"Games a condition, wave by wave: {waves}. Stopped: {record['stopped']}."
+    ]
+    for w in record["widths"]:
+        reached = "no interval" if w["half_width"] is None else _amount(w["measure"], w["half_width"])
+        mark = "within" if w["met"] else "NOT within"
+        lines.append(
+            f"- {MEASURE_NAMES.get(w['measure'], w['measure'])}, {w['other']} against {w['reference']}: "
+            f"{reached} ({mark} the target {_amount(w['measure'], w['target'])}, {w['games']:,} games)"
+        )
+    return lines
