@@ -234,6 +234,8 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
         "isolate",
         "engine",
         "margin",
+        "precision",
+        "max_games",
         "conditions",
     }
     assert data["time_limit"] is None
@@ -267,7 +269,6 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
     "changed",
     [
         pytest.param({"seed": 8}, id="seed"),
-        pytest.param({"games": 11}, id="games"),
         pytest.param({"rules": {"ace": "high_or_low"}}, id="base-rule"),
         pytest.param({"rules": {"cards_dealt": 9}}, id="cards-dealt"),
         pytest.param({"players": ["greedy", "uniform"]}, id="strategy"),
@@ -281,6 +282,20 @@ def test_fingerprint_changes_with_anything_that_changes_results(tmp_path, change
     before = load(tmp_path, BASE, "before.yaml").fingerprint()
     after = load(tmp_path, {**BASE, **changed}, "after.yaml").fingerprint()
     assert after != before
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        pytest.param({"games": 11}, id="games"),
+        pytest.param({"conditions": {"default": {"games": 30}}}, id="condition-games"),
+        pytest.param({"precision": {"order": 0.01}, "max_games": 500}, id="precision"),
+        pytest.param({"margin": {"order": 0.05}}, id="margin"),
+    ],
+)
+def test_fingerprint_leaves_out_how_many_games_since_game_g_is_the_same_game_however_many(tmp_path, changed):
+    before = load(tmp_path, BASE, "before.yaml").fingerprint()
+    assert load(tmp_path, {**BASE, **changed}, "after.yaml").fingerprint() == before
 
 
 def test_fingerprint_is_stable_across_spelling_order_comments_defaults_and_path(tmp_path):
@@ -392,7 +407,8 @@ def test_every_shipped_experiment_validates(path):
 MISSING = "missing; an experiment needs name, question, seed, games, players"
 RULE_KEYS = ", ".join(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 TOP_KEYS = (
-    "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, margin"
+    "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, margin, "
+    "precision, max_games"
 )
 FOLDER = "must be letters, digits, '-' and '_' only (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
@@ -625,6 +641,38 @@ BAD = [
     ),
     pytest.param(
         {**BASE, "margin": {"order": 3}}, "margin.order: 3 is not above 0 and at most 2", id="margin-order-big"
+    ),
+    # precision (issue 13): half-widths per measure, with a cap
+    pytest.param(
+        {**BASE, "precision": {"order": 0.01}},
+        "precision: needs max_games, the most games a condition may play",
+        id="precision-no-cap",
+    ),
+    pytest.param(
+        {**BASE, "max_games": 100},
+        "max_games: caps the games that precision: asks for; give precision: too",
+        id="cap-no-precision",
+    ),
+    pytest.param(
+        {**BASE, "precision": {"first_seat_edge": "0.25 pp"}, "max_games": 5},
+        "max_games: 5 is below the 10 games condition default plays first",
+        id="cap-below-games",
+    ),
+    pytest.param(
+        {**BASE, "precision": {"first_seat": "0.25 pp"}, "max_games": 50},
+        "precision.first_seat: unknown measure; did you mean 'first_seat_edge'?",
+        id="precision-typo",
+    ),
+    pytest.param(
+        {**BASE, "precision": {}, "max_games": 50},
+        "precision: expected a mapping of measure to the half-width of its 95% intervals, such as "
+        "{first_seat_edge: 0.25 pp, order: 0.01}, got {}",
+        id="precision-empty",
+    ),
+    pytest.param(
+        {**BASE, "precision": {"order": -0.01}, "max_games": 50},
+        "precision.order: -0.01 is not above 0 and at most 2",
+        id="precision-negative",
     ),
     # whole files
     pytest.param("", "the file is empty; an experiment needs name, question, seed, games, players", id="empty-file"),

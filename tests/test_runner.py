@@ -166,9 +166,20 @@ def test_killed_run_resumes_to_the_same_tables(tmp_path, reference):
 def test_a_changed_experiment_refuses_to_resume_unless_forced(tmp_path):
     run_experiment(experiment(games=2), out=tmp_path, n_jobs=1)
     with pytest.raises(ConfigError, match=r"holds results of a different experiment .* --force"):
-        run_experiment(experiment(games=3), out=tmp_path, n_jobs=1)
-    forced = run_experiment(experiment(games=3), out=tmp_path, n_jobs=1, force=True)
+        run_experiment(experiment(games=2, seed=SPEC["seed"] + 1), out=tmp_path, n_jobs=1)
+    forced = run_experiment(experiment(games=3, seed=SPEC["seed"] + 1), out=tmp_path, n_jobs=1, force=True)
     assert forced.games.game.nunique() == 3
+
+
+@pytest.mark.parametrize("then", [5, 2])
+def test_more_or_fewer_games_on_a_finished_run_extend_or_cut_it_to_a_fresh_runs_tables(tmp_path, then):
+    """Game g is the same game however many are played, so games are not in the fingerprint."""
+    run_experiment(experiment(games=3), out=tmp_path / "kept", n_jobs=1, chunk_games=2)
+    changed = run_experiment(experiment(games=then), out=tmp_path / "kept", n_jobs=1, chunk_games=2)
+    fresh = run_experiment(experiment(games=then), out=tmp_path / "fresh", n_jobs=1)
+    assert changed.games.game.nunique() == then
+    assert_same_tables(changed, fresh)
+    assert changed.manifest["resumed_chunks"] == len(changed.experiment.conditions)  # the finished games, kept
 
 
 def test_a_folder_with_a_manifest_but_no_tables_is_played_again(tmp_path, reference):
