@@ -79,11 +79,10 @@ def test_every_committed_results_folder_verifies_what_it_keeps(name, tmp_path):
     result = verify(folder)
     assert result.exit_code == 0, result.output
     assert result.output.count("\n") == 1 and "problem" not in result.output
-    if name == "bots":  # the only one that keeps its tables; written before checksums were recorded
+    if name == "bots":  # the only one that keeps its tables
         assert result.output == (
-            f"{folder}: verified what is there: manifest, schemas, rows (every game x seat, every hand x seat), "
-            "points (R8), scores (R11); could not check: checksums of hands, games (the manifest, written by "
-            "rummysim 0.1.0, records none)\n"
+            f"{folder}: verified: manifest, checksums, schemas, rows (every game x seat, every hand x seat), "
+            "points (R8), scores (R11)\n"
         )
     else:
         assert result.output == (
@@ -193,3 +192,17 @@ def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
         f"problem: {tmp_path / 'tiny'}: no manifest.json; not the folder of a finished run",
         f"{tmp_path / 'tiny'}: 2 problems found (listed above); checked: 2 chunks of a stopped run",
     ]
+
+
+def test_a_manifest_from_before_checksums_verifies_the_rest_and_says_what_it_could_not_check(copy):
+    manifest = json.loads((copy / "manifest.json").read_text())
+    del manifest["tables"]
+    manifest["rummysim_version"] = "0.1.0"
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    result = verify(copy)
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"{copy}: verified what is there: manifest, schemas, rows (every game x seat, every hand x seat), "
+        "points (R8), scores (R11); could not check: checksums of hands, games (the manifest, written by "
+        "rummysim 0.1.0, records none)\n"
+    )
