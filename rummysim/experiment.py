@@ -262,7 +262,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
 def _sizing(data: dict[str, Any], conditions: tuple[Condition, ...], games: int, where: str) -> dict[str, Any]:
     """Return ``precision`` and ``max_games``: the half-widths to play for, and the cap (`rummysim.precision`)."""
     precision = check_precision(data.get("precision"), f"{where}: precision")
-    if "max_games" not in data:
+    if data.get("max_games") is None:
         if precision:
             raise ConfigError(f"{where}: precision: needs max_games, the most games a condition may play")
         return {"precision": precision, "max_games": None}
