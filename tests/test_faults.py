@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+import rummysim.chunks as chunks
 import rummysim.runner as runner
 from rummysim.cli import main
 from rummysim.errors import DiskError
@@ -222,7 +223,7 @@ def test_permission_denied_while_writing_chunks_is_one_line_and_resumes(tmp_path
 
 def interrupted(tmp_path, monkeypatch, *, after: int) -> Path:
     """Stop a run (Ctrl-C) after `after` chunks; return its chunks folder."""
-    real = runner.play_chunk
+    real = chunks.play_chunk
     calls = {"n": 0}
 
     def flaky(chunk):
@@ -231,10 +232,10 @@ def interrupted(tmp_path, monkeypatch, *, after: int) -> Path:
             raise KeyboardInterrupt
         return real(chunk)
 
-    monkeypatch.setattr(runner, "play_chunk", flaky)
+    monkeypatch.setattr(chunks, "play_chunk", flaky)
     with pytest.raises(KeyboardInterrupt):
         run(tmp_path)
-    monkeypatch.setattr(runner, "play_chunk", real)
+    monkeypatch.setattr(chunks, "play_chunk", real)
     return tmp_path / "tiny" / "chunks"
 
 
@@ -292,7 +293,7 @@ def test_a_chunk_damaged_after_it_was_written_is_caught_before_the_merge(tmp_pat
 def test_a_chunks_folder_removed_during_the_run_is_noticed_and_its_games_played_again(
     tmp_path, reference, monkeypatch, capsys
 ):
-    real = runner.play_chunk
+    real = chunks.play_chunk
     calls = {"n": 0}
 
     def removing(chunk):
@@ -301,11 +302,11 @@ def test_a_chunks_folder_removed_during_the_run_is_noticed_and_its_games_played_
             shutil.rmtree(tmp_path / "tiny" / "chunks")
         return real(chunk)
 
-    monkeypatch.setattr(runner, "play_chunk", removing)
+    monkeypatch.setattr(chunks, "play_chunk", removing)
     results = run(tmp_path)
-    chunks = tmp_path / "tiny" / "chunks"
+    chunk_dir = tmp_path / "tiny" / "chunks"
     assert notices(capsys.readouterr().err) == [
-        f"rummysim: chunk c000-g00000000{a}-00000000{a + 2} (condition basic, games {a} to {a + 1}) in {chunks} "
+        f"rummysim: chunk c000-g00000000{a}-00000000{a + 2} (condition basic, games {a} to {a + 1}) in {chunk_dir} "
         "is missing; playing its games again"
         for a in (0, 2)
     ]

@@ -120,9 +120,9 @@ def test_trace_writes_a_row_per_turn(tmp_path):
 
 
 def test_interrupted_run_resumes_to_the_same_tables(tmp_path, reference, monkeypatch):
-    import rummysim.runner as runner
+    import rummysim.chunks as chunks
 
-    real = runner.play_chunk
+    real = chunks.play_chunk
     calls = {"n": 0}
 
     def flaky(chunk):
@@ -131,13 +131,13 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, reference, monkeyp
             raise KeyboardInterrupt
         return real(chunk)
 
-    monkeypatch.setattr(runner, "play_chunk", flaky)
+    monkeypatch.setattr(chunks, "play_chunk", flaky)
     with pytest.raises(KeyboardInterrupt):
         run_experiment(experiment(), out=tmp_path, n_jobs=1, chunk_games=2)
     kept = sorted(p.name for p in (tmp_path / "tiny" / "chunks").iterdir())
     assert len(kept) == 3
     assert not (tmp_path / "tiny" / "manifest.json").exists()
-    monkeypatch.setattr(runner, "play_chunk", real)
+    monkeypatch.setattr(chunks, "play_chunk", real)
     resumed = run_experiment(experiment(), out=tmp_path, n_jobs=1, chunk_games=5)
     assert resumed.manifest["resumed_chunks"] == 3
     assert_same_tables(resumed, reference)

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import rummysim.runner as runner
+import rummysim.chunks as chunks
 from rummysim.cli import main
 from rummysim.experiment import parse_experiment
 from rummysim.runner import run_experiment
@@ -171,7 +171,7 @@ def test_a_row_the_rules_allow_but_the_seed_did_not_deal_is_caught_by_replay(cop
 
 
 def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
-    real = runner.play_chunk
+    real = chunks.play_chunk
     calls = {"n": 0}
 
     def flaky(chunk):
@@ -180,7 +180,7 @@ def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(chunk)
 
-    monkeypatch.setattr(runner, "play_chunk", flaky)
+    monkeypatch.setattr(chunks, "play_chunk", flaky)
     with pytest.raises(KeyboardInterrupt):
         run_experiment(parse_experiment(SPEC, source="tiny.yaml"), out=tmp_path, n_jobs=1, chunk_games=2)
     chunk = tmp_path / "tiny" / "chunks" / "c000-g000000002-000000004"
