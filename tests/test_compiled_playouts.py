@@ -101,23 +101,23 @@ def agree(positions: list[Position], decision: Decision, rules: Rules) -> bool:
     return bool(np.array_equal(slow, fast))
 
 
+def agree_on_a_random_position(seed: int) -> bool:
+    rng = random.Random(seed)
+    rules = random_rules(rng)
+    return agree(*random_position(rng, rules), rules)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32))
 def test_compiled_playouts_give_the_python_rewards_on_any_position(seed):
-    rng = random.Random(seed)
-    rules = random_rules(rng)
-    positions, decision = random_position(rng, rules)
-    assert agree(positions, decision, rules)
+    assert agree_on_a_random_position(seed)
 
 
 @pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(st.integers(0, 2**32))
 def test_compiled_playouts_give_the_python_rewards_on_any_position_at_length(seed):
-    rng = random.Random(seed)
-    rules = random_rules(rng)
-    positions, decision = random_position(rng, rules)
-    assert agree(positions, decision, rules)
+    assert agree_on_a_random_position(seed)
 
 
 def recorded_decisions(lineup: list, rules: Rules, seed: int) -> list[tuple[list[Position], Decision, Rules]]:
