@@ -42,9 +42,9 @@ class Pilot:
 
 
 def pilot(experiment: Experiment, *, games: int, n_jobs: int = 1) -> Pilot:
-    """Play `games` games a condition (at least the file's first wave) in a temporary folder; estimate the
+    """Play `games` games a condition (at most the file's first wave) in a temporary folder; estimate the
     games ``precision:`` needs."""
-    sizes = {c.name: max(games, experiment.games_of(c)) for c in experiment.conditions}
+    sizes = {c.name: min(games, experiment.games_of(c)) for c in experiment.conditions}
     small = dataclasses.replace(experiment, precision={}, max_games=None).with_games(sizes)
     with tempfile.TemporaryDirectory(prefix="rummysim-pilot-") as folder:
         results = run_experiment(small, out=folder, n_jobs=n_jobs)

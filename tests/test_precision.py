@@ -120,7 +120,7 @@ def test_validate_estimates_the_games_a_precision_needs_from_a_pilot(tmp_path):
     result = CliRunner().invoke(main, ["validate", str(path), "--pilot", "60"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[4] == "  precision: a pilot of 100 games a condition" + lines[4].split("condition")[1]
+    assert lines[4] == "  precision: a pilot of 60 games a condition" + lines[4].split("condition")[1]
     assert lines[5].startswith("    first_seat_edge, ace_high against basic: ±")
     assert lines[-1].startswith("    needs about ") and "games (basic)" in lines[-1]
     skipped = CliRunner().invoke(main, ["validate", str(path), "--pilot", "0"])
