@@ -64,7 +64,10 @@ def main() -> None:
     show_default=True,
     help="Folder under which results/<name>/ is written.",
 )
-@click.option("--games", type=int, default=None, help="Games per condition, overriding the file.")
+@click.option(
+    "--games", type=int, default=None,
+    help="Exactly this many games per condition, overriding the file (and its precision:).",
+)  # fmt: skip
 @click.option("--seed", type=int, default=None, help="The seed, overriding the file.")
 @click.option(
     "--backend",

@@ -237,7 +237,11 @@ class Experiment:
     def with_overrides(
         self, *, games: int | None = None, seed: int | None = None, isolate: bool = False, engine: str | None = None
     ) -> Experiment:
-        """Return the experiment with its games, seed or engine replaced, or isolated (from the command line)."""
+        """Return the experiment with its games, seed or engine replaced, or isolated (from the command line).
+
+        `games` plays exactly that many games a condition: it also sets ``precision:`` aside
+        (a quick run of a sized experiment).
+        """
         changes: dict[str, Any] = {}
         if engine is not None:
             changes["engine"] = check_engine(engine, "command line: --engine")
@@ -250,6 +254,7 @@ class Experiment:
             changes["games"] = whole_number(games, name="command line: --games", low=1)
             conditions = changes.get("conditions", self.conditions)
             changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in conditions)
+            changes["precision"], changes["max_games"] = {}, None
         if seed is not None:
             changes["seed"] = whole_number(seed, name="command line: --seed", low=0)
         return Experiment(**{**self.__dict__, **changes}) if changes else self

@@ -163,3 +163,9 @@ def test_stopping_on_the_width_keeps_the_intervals_coverage():
 def test_stopping_on_the_width_keeps_the_intervals_coverage_at_length():
     coverage, _ = _coverage(reps=2000, target=0.5, seed=2)
     assert 0.94 <= coverage <= 0.96, coverage  # 2,000 runs: a standard error of 0.5 points
+
+
+def test_games_on_the_command_line_plays_exactly_that_many_and_sets_precision_aside(tmp_path):
+    quick = run_experiment(sized(), out=tmp_path, n_jobs=1, games=30)
+    assert "precision" not in quick.manifest
+    assert quick.games.groupby("condition").game.nunique().to_dict() == {"basic": 30, "ace_high": 30, "three": 30}
