@@ -21,7 +21,8 @@ import pandas as pd
 from rummysim.analysis.compare import Comparison, compare, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import game_frame, strategy_counts, trajectories
-from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, summarize_condition
+from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, StrategyShare, summarize_condition
+from rummysim.analysis.skill import strength
 from rummysim.design import Experiment
 from rummysim.tables import Results
 
@@ -33,6 +34,7 @@ DESCRIPTIONS: dict[str, str] = {
     "balance_hand": "1 - the largest gap between two positions' hand win shares",
     "balance_game": "1 - the largest gap between two start positions' game win shares",
     "order": "(w - 1/n) / (1 - 1/n) for a strategy: how much more than its fair share it wins",
+    "strength": "log of Luce's strength odds(w) / odds(k/n): skill on a scale free of table size",
     **{k: v[2] for k, v in RATIOS.items()},
     **{k: v[2] for k, v in PROPORTIONS.items()},
 }
@@ -86,7 +88,8 @@ class Analysis:
                 rows.append({"condition": c.name, "strategy": s.strategy, "seats": s.seats, "n_players": c.n_players,
                              "share": s.share.value, "share_low": s.share.low, "share_high": s.share.high,
                              "per_seat": s.per_seat.value, "order": s.order.value, "order_low": s.order.low,
-                             "order_high": s.order.high, "games": s.share.n})  # fmt: skip
+                             "order_high": s.order.high, **_strength_columns(s, c.n_players),
+                             "games": s.share.n})  # fmt: skip
         return pd.DataFrame(rows)
 
     def uniformity_table(self) -> pd.DataFrame:
@@ -124,6 +127,12 @@ class Analysis:
         return pd.DataFrame(rows)
 
 
+def _strength_columns(s: StrategyShare, n: int) -> dict[str, float]:
+    """Return a strategy's Luce strength θ and its interval (`analysis.skill.strength`)."""
+    e = strength(s.share, seats=s.seats, n=n)
+    return {"strength": e.value, "strength_low": e.low, "strength_high": e.high}
+
+
 def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
     """Return the columns of what a planned difference rules out (NaN/empty for the others)."""
     b = comp.bounds.get(metric)
@@ -156,7 +165,13 @@ def analyze(results: Results, *, seed: int | None = None) -> Analysis:
             frame, name=name, n_players=n, lineup=strategy_counts(condition.players), seed=seed
         )
     comparisons = [
-        compare((summaries[a], frames[a]), (summaries[b], frames[b]), paired=paired, seed=seed)
+        compare(
+            (summaries[a], frames[a]),
+            (summaries[b], frames[b]),
+            paired=paired,
+            seed=seed,
+            skill=experiment.skill,
+        )
         for a, b, paired in plan(experiment.conditions)
         if a in summaries and b in summaries
     ]
