@@ -14,15 +14,16 @@ Formulas and sources: docs/metrics.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from rummysim.analysis.compare import Comparison, compare, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import game_frame, strategy_counts, trajectories
+from rummysim.analysis.grid import Effect, effects, effects_table
 from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, StrategyShare, summarize_condition
-from rummysim.analysis.skill import strength
+from rummysim.analysis.skill import measured, strength
 from rummysim.design import Experiment
 from rummysim.tables import Results
 
@@ -49,6 +50,8 @@ class Analysis:
     comparisons: list[Comparison]
     frames: dict[str, pd.DataFrame]
     trajectories: dict[str, pd.DataFrame]
+    effects: list[Effect] = field(default_factory=list)
+    """A grid's main effects and two-factor interactions (`rummysim.analysis.grid`); empty without a grid."""
 
     @property
     def question(self) -> str:
@@ -100,6 +103,10 @@ class Analysis:
                 rows.append({"condition": c.name, "level": level, "chi2": u.chi2, "df": c.n_players - 1, "p": u.p,
                              "cohens_w": u.w, "n": u.n})  # fmt: skip
         return pd.DataFrame(rows)
+
+    def effects_table(self) -> pd.DataFrame:
+        """Return a grid's main effects and interactions: arm, measure, kind, effect, estimate, low, high, games."""
+        return effects_table(self.effects)
 
     def comparisons_table(self) -> pd.DataFrame:
         """Return one row per comparison x metric: the difference, its interval, test and verdict."""
@@ -177,4 +184,12 @@ def analyze(results: Results, *, seed: int | None = None) -> Analysis:
     ]
     holm(comparisons)
     rule_out(comparisons, margins=experiment.margin)
-    return Analysis(experiment, list(summaries.values()), comparisons, frames, paths)
+    found = []
+    if experiment.grid:
+        first = {}  # per arm, its first condition's measured strategy (its Order is a grid measure too)
+        for condition in experiment.conditions:
+            arm = condition.name.rpartition("|")[0]
+            if arm not in first and condition.name in summaries:
+                first[arm] = measured(summaries[condition.name], experiment.skill)
+        found = effects(experiment, frames=frames, summaries=summaries, strategy=first, seed=seed)
+    return Analysis(experiment, list(summaries.values()), comparisons, frames, paths, found)
