@@ -58,7 +58,7 @@ def skill_claim(comp: Comparison, a: ConditionSummary, b: ConditionSummary, marg
     if way is not None:
         claim += f", so `{b.name}` rewards skill {way} than `{a.name}`"
     else:
-        claim += " (it is not the stronger player in both conditions, so no claim about skill is made)"
+        claim += ", but it is not the better player under both, so no claim about skill is made"
     return claim
 
 
