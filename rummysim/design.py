@@ -31,10 +31,18 @@ MARGINS: dict[str, tuple[str, float]] = {
     # measure: (its unit, the default margin in that unit); docs/metrics.md says why these defaults
     "first_seat_edge": ("pp", 1.0),
     "order": ("", 0.02),
+    "strength": ("log", 0.05),
 }
-"""The measures of the planned comparisons that a margin of equivalence (``margin:``) is given for."""
-MARGIN_RANGE = {"pp": 100.0, "": 2.0}
-"""The largest margin of each unit: a whole win share (100 pp), Order's whole range (-1 to 1)."""
+"""The measures of the planned comparisons that a margin of equivalence (``margin:``) is given for.
+
+The margin is also the smallest effect worth reporting: a skill claim needs a change at least
+this large (`rummysim.analysis.skill`)."""
+MARGIN_RANGE = {"pp": 100.0, "": 2.0, "log": 5.0}
+"""The largest margin of each unit: a whole win share (100 pp), Order's whole range (-1 to 1), a log strength
+ratio of 5 (a factor of 148)."""
+LADDER = ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo")
+"""The built-in strategies from weakest to strongest (docs/strategies.md, results/bots): without
+``skill.strategy``, the skill of the lineup's strategy highest on it is measured."""
 _PP = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*pp\s*$")
 
 
@@ -45,7 +53,7 @@ def check_margin(value: Any, where: str) -> dict[str, float]:
     points (``1 pp`` or ``1``), an Order change in Order's own unit (``0.02``):
 
     >>> check_margin({"first_seat_edge": "0.5 pp"}, "x.yaml: margin")
-    {'first_seat_edge': 0.5, 'order': 0.02}
+    {'first_seat_edge': 0.5, 'order': 0.02, 'strength': 0.05}
     >>> check_margin({"order": -1}, "x.yaml: margin")
     Traceback (most recent call last):
     ...
@@ -94,13 +102,57 @@ def _measures(value: Mapping[Any, Any], where: str) -> dict[str, float]:
         if unit == "pp" and isinstance(given, str) and _PP.match(given):
             number = float(_PP.match(given).group(1))  # type: ignore[union-attr]
         if isinstance(number, bool) or not isinstance(number, (int, float)):
-            such = f"a change in percentage points, such as {default:g} pp" if unit else f"a number, such as {default}"
+            such = (
+                f"a change in percentage points, such as {default:g} pp"
+                if unit == "pp"
+                else f"a number, such as {default}"
+            )
             raise ConfigError(f"{where}.{measure}: {given!r} is not {such}")
         top = MARGIN_RANGE[unit]
         if not 0 < number <= top:
-            raise ConfigError(f"{where}.{measure}: {given!r} is not above 0 and at most {top:g}{' pp' if unit else ''}")
+            raise ConfigError(
+                f"{where}.{measure}: {given!r} is not above 0 and at most {top:g}{' pp' if unit == 'pp' else ''}"
+            )
         amounts[str(measure)] = float(number)
     return amounts
+
+
+def check_skill(value: Any, where: str, *, labels: set[str] | None = None) -> tuple[str, ...]:
+    """Return the strategies ``skill.strategy`` names, in order of preference (empty: the ladder's rule).
+
+    `where` names the key in errors (``FILE: skill``); with `labels` (the strategies the
+    lineups seat), each named strategy must be one of them:
+
+    >>> check_skill({"strategy": "cautious"}, "x.yaml: skill")
+    ('cautious',)
+    >>> check_skill({"strategy": ["cautious", "hunter"]}, "x.yaml: skill", labels={"cautious", "greedy"})
+    Traceback (most recent call last):
+    ...
+    rummysim.errors.ConfigError: x.yaml: skill.strategy: 'hunter' is seated by no lineup; lineups seat cautious, greedy
+    """
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: expected a mapping such as {{strategy: cautious}}, got {value!r}")
+    for key in value:
+        if key != "strategy":
+            close = nearest(str(key), ("strategy",))
+            raise ConfigError(
+                f"{where}.{key}: unknown key; {'did you mean ' + repr(close) + '?' if close else 'the key is strategy'}"
+            )
+    named = value.get("strategy")
+    names = [named] if isinstance(named, str) else named
+    if not isinstance(names, list) or not names or not all(isinstance(x, str) and x for x in names):
+        raise ConfigError(
+            f"{where}.strategy: expected a strategy or a list of strategies, such as [cautious, rummy_hunter], "
+            f"got {named!r}"
+        )
+    for name in names:
+        if labels is not None and name not in labels:
+            close = nearest(name, sorted(labels))
+            hint = f"did you mean {close!r}?" if close else f"lineups seat {', '.join(sorted(labels))}"
+            raise ConfigError(f"{where}.strategy: {name!r} is seated by no lineup; {hint}")
+    return tuple(dict.fromkeys(names))
 
 
 def margin_text(measure: str, value: float) -> str | float:
@@ -169,6 +221,11 @@ class Experiment:
     """The half-width asked of each measure's planned comparisons (`rummysim.precision`); {}: play ``games``."""
     max_games: int | None = None
     """With `precision`: the most games a condition may play."""
+    skill: tuple[str, ...] = ()
+    """The strategies whose skill is measured, in order of preference (``skill.strategy``); empty: the
+    lineup's strategy highest on the `LADDER`. Never changes results."""
+    grid: dict[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict)
+    """The grid's factors: rule setting -> its levels, the first the reference (``grid:``); empty if none."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the resolved experiment (every default filled in), as plain values."""
@@ -184,6 +241,8 @@ class Experiment:
             "margin": {measure: margin_text(measure, value) for measure, value in self.margin.items()},
             "precision": {measure: margin_text(measure, value) for measure, value in self.precision.items()},
             "max_games": self.max_games,
+            "skill": {"strategy": list(self.skill)} if self.skill else None,
+            "grid": {factor: list(levels) for factor, levels in self.grid.items()} or None,
             "conditions": [c.to_dict() for c in self.conditions],
         }
 
@@ -208,7 +267,7 @@ class Experiment:
         """
         data = self.to_dict() | {"streams": STREAMS}
         for text in ("question", "description", "time_limit", "isolate", "engine", "margin", "games", "precision",
-                     "max_games"):  # fmt: skip
+                     "max_games", "skill", "grid"):  # fmt: skip
             data.pop(text)
         for condition in data["conditions"]:
             for text in ("description", "isolate", "engine", "games"):
@@ -341,6 +400,8 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         margin=check_margin(data.get("margin"), f"{where}.margin"),
         precision=check_precision(data.get("precision"), f"{where}.precision") if data.get("precision") else {},
         max_games=whole_number(data["max_games"], name=f"{where}.max_games", low=1) if data.get("max_games") else None,
+        skill=check_skill(data.get("skill"), f"{where}.skill"),
+        grid={str(k): tuple(v) for k, v in (data.get("grid") or {}).items()},
     )
 
 

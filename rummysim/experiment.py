@@ -17,13 +17,14 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from rummysim.design import Condition, Experiment, check_engine, check_margin, check_precision
+from rummysim.design import Condition, Experiment, check_engine, check_margin, check_precision, check_skill
 from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.rules import FIELDS, Rules, check_setting
+from rummysim.specs import strategy_label
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
-        "isolate", "engine", "margin", "precision", "max_games")  # fmt: skip
+        "isolate", "engine", "margin", "precision", "max_games", "skill")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
 CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
@@ -158,6 +159,7 @@ def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
 
 
 def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    """Return the grid's points: each combination of the factors' levels, named by its values."""
     grid = _mapping(value, "grid", where)
     _check_keys(grid, RULE_KEYS, "grid.", where)
     for key, values in grid.items():
@@ -214,8 +216,10 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
         engine = check_engine(body["engine"], f"{where}: conditions.{cname}.engine") if "engine" in body else None
         drafts.append(_Draft(cname, overrides, {}, players, text, games_here, isolate, engine))
+    factors: dict[str, tuple[Any, ...]] = {}
     if "grid" in data:
         points = _grid(data["grid"], where)
+        factors = {key: tuple(dict.fromkeys(settings[key] for _, settings in points)) for key in points[0][1]}
         for draft in drafts:
             for key in points[0][1]:
                 if key in draft.overrides:
@@ -255,6 +259,10 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         engine=check_engine(data.get("engine", "auto"), f"{where}: engine"),
         margin=check_margin(data.get("margin"), f"{where}: margin"),
         **_sizing(data, conditions, games, where),
+        skill=check_skill(
+            data.get("skill"), f"{where}: skill", labels={strategy_label(p) for c in conditions for p in c.players}
+        ),
+        grid=factors,
         source=source,
     )
 

@@ -31,6 +31,7 @@ from rummysim.design import Experiment, margin_text
 METRICS: dict[str, tuple[str, float]] = {
     "first_seat_edge": ("first_seat_advantage_game", 100.0),
     "order": ("order", 1.0),
+    "strength": ("strength", 1.0),
 }
 """Each ``precision:`` measure: its planned metric, and the factor from the metric's scale to the measure's unit."""
 SPARE = 1.1

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from rummysim import compiled
 from rummysim import seeding as reference
 from rummysim.cards import parse_cards, points
+from rummysim.chunks import Chunk, play_chunk
 from rummysim.compiled import bits
 from rummysim.dealing import deal
 from rummysim.design import Condition
@@ -28,7 +29,7 @@ from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.records import HandRecord, hand_records, recompute_points
 from rummysim.rules import PRESETS, Rules
-from rummysim.runner import Chunk, play_chunk, run_experiment
+from rummysim.runner import run_experiment
 
 KERNELS = compiled.load()
 

@@ -46,11 +46,15 @@ def test_a_manifest_reads_back_into_the_experiment_it_records():
 def test_a_manifest_keeps_the_margins_and_an_older_manifest_reads_with_the_defaults():
     """The committed manifests predate `margin:`; they read back with the documented defaults."""
     experiment = parse_experiment(SPEC, source="typed.yaml")
-    assert experiment.to_dict()["margin"] == {"first_seat_edge": "0.5 pp", "order": 0.03}
-    assert experiment.margin == {"first_seat_edge": 0.5, "order": 0.03}
+    assert experiment.to_dict()["margin"] == {"first_seat_edge": "0.5 pp", "order": 0.03, "strength": 0.05}
+    assert experiment.margin == {"first_seat_edge": 0.5, "order": 0.03, "strength": 0.05}
     committed = json.loads((ROOT / "results" / "acehigh" / "manifest.json").read_text())
     assert "margin" not in committed["experiment"]
-    assert from_manifest(committed, source="manifest.json").margin == {"first_seat_edge": 1.0, "order": 0.02}
+    assert from_manifest(committed, source="manifest.json").margin == {
+        "first_seat_edge": 1.0,
+        "order": 0.02,
+        "strength": 0.05,
+    }
 
 
 def test_results_give_their_experiment_typed(tmp_path):

@@ -236,6 +236,8 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
         "margin",
         "precision",
         "max_games",
+        "skill",
+        "grid",
         "conditions",
     }
     assert data["time_limit"] is None
@@ -407,8 +409,8 @@ def test_every_shipped_experiment_validates(path):
 MISSING = "missing; an experiment needs name, question, seed, games, players"
 RULE_KEYS = ", ".join(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 TOP_KEYS = (
-    "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, margin, "
-    "precision, max_games"
+    "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, "
+    "margin, precision, max_games, skill"
 )
 FOLDER = "must be letters, digits, '-' and '_' only (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
@@ -724,9 +726,9 @@ def test_yaml_errors_report_the_line(tmp_path, text, message):
 
 def test_margin_is_per_measure_in_its_own_unit_with_defaults_and_changes_no_results(tmp_path):
     plain = load(tmp_path, BASE, "plain.yaml")
-    assert plain.margin == {"first_seat_edge": 1.0, "order": 0.02}
+    assert plain.margin == {"first_seat_edge": 1.0, "order": 0.02, "strength": 0.05}
     given = load(tmp_path, {**BASE, "margin": {"first_seat_edge": "0.25 pp", "order": 0.01}}, "given.yaml")
-    assert given.margin == {"first_seat_edge": 0.25, "order": 0.01}
+    assert given.margin == {"first_seat_edge": 0.25, "order": 0.01, "strength": 0.05}
     assert load(tmp_path, {**BASE, "margin": {"first_seat_edge": 0.25}}, "bare.yaml").margin["first_seat_edge"] == 0.25
     assert given.fingerprint() == plain.fingerprint()  # a margin reads the results; it never changes them
 

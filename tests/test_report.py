@@ -50,7 +50,7 @@ def test_report_md_opens_with_the_question_and_its_answer(run):
     assert lines[6].startswith("- `ace_high` against `basic`: ")
     assert lines[7].startswith("- `skill_high` against `skill`: ")
     assert "`skill_high` against `skill` (paired: the same deals, game by game, 40 games; variance against " in text
-    assert "The Order of `cautious` is" in text
+    assert "**Skill** (`cautious`): " in text and "Its Order is " in text
     assert 'What "fairer" means here' in text
     assert text.index("## Answer") < text.index("## Tables") < text.index("## Charts")
 

@@ -12,10 +12,11 @@ import time
 import pandas as pd
 import pytest
 
+from rummysim.chunks import plan
 from rummysim.design import rotated
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
-from rummysim.runner import _lock, plan, run_experiment
+from rummysim.runner import _lock, run_experiment
 from rummysim.tables import load_results
 
 SPEC = {
@@ -209,7 +210,7 @@ def test_plan_covers_every_game_once_around_finished_chunks():
 
 
 def test_default_chunks_give_every_worker_several_chunks_of_the_smallest_condition():
-    from rummysim.runner import default_chunk_games
+    from rummysim.chunks import default_chunk_games
 
     exp = experiment(games=2000, conditions={"big": {}, "small": {"games": 100}})
     assert default_chunk_games(exp, n_jobs=2, backend="loky") == 13

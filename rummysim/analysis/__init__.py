@@ -14,14 +14,16 @@ Formulas and sources: docs/metrics.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from rummysim.analysis.compare import Comparison, compare, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import game_frame, strategy_counts, trajectories
-from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, summarize_condition
+from rummysim.analysis.grid import Effect, effects, effects_table
+from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, StrategyShare, summarize_condition
+from rummysim.analysis.skill import measured, strength
 from rummysim.design import Experiment
 from rummysim.tables import Results
 
@@ -33,6 +35,7 @@ DESCRIPTIONS: dict[str, str] = {
     "balance_hand": "1 - the largest gap between two positions' hand win shares",
     "balance_game": "1 - the largest gap between two start positions' game win shares",
     "order": "(w - 1/n) / (1 - 1/n) for a strategy: how much more than its fair share it wins",
+    "strength": "log of Luce's strength odds(w) / odds(k/n): skill on a scale free of table size",
     **{k: v[2] for k, v in RATIOS.items()},
     **{k: v[2] for k, v in PROPORTIONS.items()},
 }
@@ -47,6 +50,8 @@ class Analysis:
     comparisons: list[Comparison]
     frames: dict[str, pd.DataFrame]
     trajectories: dict[str, pd.DataFrame]
+    effects: list[Effect] = field(default_factory=list)
+    """A grid's main effects and two-factor interactions (`rummysim.analysis.grid`); empty without a grid."""
 
     @property
     def question(self) -> str:
@@ -86,7 +91,8 @@ class Analysis:
                 rows.append({"condition": c.name, "strategy": s.strategy, "seats": s.seats, "n_players": c.n_players,
                              "share": s.share.value, "share_low": s.share.low, "share_high": s.share.high,
                              "per_seat": s.per_seat.value, "order": s.order.value, "order_low": s.order.low,
-                             "order_high": s.order.high, "games": s.share.n})  # fmt: skip
+                             "order_high": s.order.high, **_strength_columns(s, c.n_players),
+                             "games": s.share.n})  # fmt: skip
         return pd.DataFrame(rows)
 
     def uniformity_table(self) -> pd.DataFrame:
@@ -97,6 +103,10 @@ class Analysis:
                 rows.append({"condition": c.name, "level": level, "chi2": u.chi2, "df": c.n_players - 1, "p": u.p,
                              "cohens_w": u.w, "n": u.n})  # fmt: skip
         return pd.DataFrame(rows)
+
+    def effects_table(self) -> pd.DataFrame:
+        """Return a grid's main effects and interactions: arm, measure, kind, effect, estimate, low, high, games."""
+        return effects_table(self.effects)
 
     def comparisons_table(self) -> pd.DataFrame:
         """Return one row per comparison x metric: the difference, its interval, test and verdict."""
@@ -122,6 +132,12 @@ class Analysis:
                     "verdict": comp.distribution_verdict("seat_distribution_game"),
                 })  # fmt: skip
         return pd.DataFrame(rows)
+
+
+def _strength_columns(s: StrategyShare, n: int) -> dict[str, float]:
+    """Return a strategy's Luce strength θ and its interval (`analysis.skill.strength`)."""
+    e = strength(s.share, seats=s.seats, n=n)
+    return {"strength": e.value, "strength_low": e.low, "strength_high": e.high}
 
 
 def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
@@ -156,10 +172,24 @@ def analyze(results: Results, *, seed: int | None = None) -> Analysis:
             frame, name=name, n_players=n, lineup=strategy_counts(condition.players), seed=seed
         )
     comparisons = [
-        compare((summaries[a], frames[a]), (summaries[b], frames[b]), paired=paired, seed=seed)
+        compare(
+            (summaries[a], frames[a]),
+            (summaries[b], frames[b]),
+            paired=paired,
+            seed=seed,
+            skill=experiment.skill,
+        )
         for a, b, paired in plan(experiment.conditions)
         if a in summaries and b in summaries
     ]
     holm(comparisons)
     rule_out(comparisons, margins=experiment.margin)
-    return Analysis(experiment, list(summaries.values()), comparisons, frames, paths)
+    found = []
+    if experiment.grid:
+        first = {}  # per arm, its first condition's measured strategy (its Order is a grid measure too)
+        for condition in experiment.conditions:
+            arm = condition.name.rpartition("|")[0]
+            if arm not in first and condition.name in summaries:
+                first[arm] = measured(summaries[condition.name], experiment.skill)
+        found = effects(experiment, frames=frames, summaries=summaries, strategy=first, seed=seed)
+    return Analysis(experiment, list(summaries.values()), comparisons, frames, paths, found)

@@ -37,14 +37,12 @@ from rummysim.analysis.metrics import (
     per_game_columns,
     seed_for,
 )
+from rummysim.analysis.skill import SCORE_TEST, compare_skill, measured
 from rummysim.compat import StrEnum
 from rummysim.design import Condition
 from rummysim.specs import strategy_label
 
 ALPHA = 0.05
-SCORE_TEST = "Miettinen-Nurminen score test"
-"""The unpaired test of two proportions: statsmodels' ``method="score"`` with its variance correction
-``nobs / (nobs - 1)`` (statsmodels' default for a difference is Agresti-Caffo, which is not this test)."""
 
 
 COUNTED = frozenset({*RATIOS, *PROPORTIONS})
@@ -105,7 +103,9 @@ class Comparison:
     differences: dict[str, Estimate] = field(default_factory=dict)
     tests: dict[str, Test] = field(default_factory=dict)
     focal: str | None = None
-    """The strategy whose Order is compared (`ConditionSummary.focal` of the reference)."""
+    """The strategy whose skill is compared (`rummysim.analysis.skill.measured`), if any."""
+    skill_metric: str | None = None
+    """Its planned skill measure: ``order`` at one table size and seat count, else ``strength`` (`analysis.skill`)."""
     no_events: set[str] = field(default_factory=set)
     """Metrics whose events (rummies, stalls, ties, ...) happened in neither condition."""
     variance_ratios: dict[str, float] = field(default_factory=dict)
@@ -165,9 +165,13 @@ def _binary(frame: pd.DataFrame, column: str, value: object) -> np.ndarray:
 
 def compare(
     ref: tuple[ConditionSummary, pd.DataFrame], other: tuple[ConditionSummary, pd.DataFrame], *, paired: bool,
-    seed: int = 0,
+    seed: int = 0, skill: Sequence[str] = (),
 ) -> Comparison:  # fmt: skip
-    """Return the differences other - reference of every metric, with intervals and tests."""
+    """Return the differences other - reference of every metric, with intervals and tests.
+
+    `skill`: the strategies the experiment names for its skill measure (``skill.strategy``); the
+    one compared is `rummysim.analysis.skill.measured` of the reference.
+    """
     (summary_a, games_a), (summary_b, games_b) = ref, other
     if paired:
         common = games_a.index.intersection(games_b.index)
@@ -209,10 +213,11 @@ def compare(
             result, decided_a=decided_a, decided_b=decided_b, n_players_a=summary_a.n_players,
             n_players_b=summary_b.n_players, diff=diff,
         )  # fmt: skip
-    _order(
-        result, summary_a=summary_a, summary_b=summary_b, decided_a=decided_a, decided_b=decided_b, diff=diff,
-        paired=paired,
+    planned = compare_skill(
+        result, summaries=(summary_a, summary_b), decided=(decided_a, decided_b),
+        strategy=measured(summary_a, skill), diff=diff, mcnemar=_mcnemar, seed=seed,
     )  # fmt: skip
+    result.tests.update({metric: Test(metric, method, p) for metric, (method, p) in planned.items()})
     return result
 
 
@@ -273,44 +278,6 @@ def _first_seat_unpaired(
             correction=True,
         )
         result.tests["first_seat_advantage_game"] = Test("first_seat_advantage_game", SCORE_TEST, float(test.pvalue))
-
-
-def _order(
-    result: Comparison, *, summary_a: ConditionSummary, summary_b: ConditionSummary, decided_a: pd.DataFrame,
-    decided_b: pd.DataFrame, diff: Any, paired: bool,
-) -> None:  # fmt: skip
-    """Compare the Order of the reference's focal strategy, when both conditions seat it equally often."""
-    focal = summary_a.focal
-    if focal is None:
-        return
-    label = focal.strategy
-    same = [s for s in summary_b.strategies if s.strategy == label and s.seats == focal.seats]
-    if not same or len(summary_b.strategies) < 2:
-        return
-    strong_a, strong_b = focal, same[0]
-    result.focal = label
-    wins_a, wins_b = _binary(decided_a, "winner_strategy", label), _binary(decided_b, "winner_strategy", label)
-
-    def order_scale(x: np.ndarray, summary: ConditionSummary, seats: int) -> np.ndarray:
-        n = summary.n_players
-        return (x / seats - 1.0 / n) / (1.0 - 1.0 / n)
-
-    order_a, order_b = order_scale(wins_a, summary_a, strong_a.seats), order_scale(wins_b, summary_b, strong_b.seats)
-    diff("order", (order_a, np.ones(len(order_a))), (order_b, np.ones(len(order_b))))
-    if paired and len(wins_a):
-        result.tests["order"] = Test("order", "exact McNemar", _mcnemar(wins_a.astype(bool), wins_b.astype(bool)))
-    elif (
-        not paired
-        and summary_a.n_players == summary_b.n_players
-        and strong_a.seats == strong_b.seats
-        and len(wins_a)
-        and len(wins_b)
-    ):
-        test = test_proportions_2indep(
-            int(wins_b.sum()), len(wins_b), int(wins_a.sum()), len(wins_a), compare="diff", method="score",
-            correction=True,
-        )  # fmt: skip
-        result.tests["order"] = Test("order", SCORE_TEST, float(test.pvalue))
 
 
 def _mcnemar(a: np.ndarray, b: np.ndarray) -> float:

@@ -36,6 +36,7 @@ MEASURES: dict[str, tuple[str, float]] = {
     # planned metric: (its `margin:` key, the margin's unit as a fraction: pp -> 0.01)
     "first_seat_advantage_game": ("first_seat_edge", 0.01),
     "order": ("order", 1.0),
+    "strength": ("strength", 1.0),  # a change in log strength (`rummysim.analysis.skill`)
 }
 
 

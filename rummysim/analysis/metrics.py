@@ -89,17 +89,6 @@ class ConditionSummary:
     metrics: dict[str, Estimate] = field(default_factory=dict)
 
     @property
-    def focal(self) -> StrategyShare | None:
-        """Return the strategy whose Order comparisons follow: the one holding fewest seats.
-
-        In a lineup of one cautious bot and two greedy ones, that is cautious; between
-        equals in seats, the stronger. None if the lineup has a single strategy.
-        """
-        if len(self.strategies) < 2:
-            return None
-        return min(self.strategies, key=lambda s: (s.seats, -s.per_seat.value))
-
-    @property
     def stronger(self) -> StrategyShare | None:
         """Return the strategy with the highest win share per seat, if the lineup mixes strategies."""
         if len(self.strategies) < 2:

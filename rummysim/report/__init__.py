@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import markdown
+import numpy as np
 import pandas as pd
 
 from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
 from rummysim.report.answer import answer, notable, p_text
-from rummysim.report.figures import CHARTS, draw_all
+from rummysim.report.figures import charts_for, draw_all
 from rummysim.report.sizing import sizing_lines
 from rummysim.tables import MANIFEST, load_results, write_text_atomic
 
@@ -39,6 +40,32 @@ DESCRIPTIVE = (
     "excludes zero. No planned test covers them and they are not corrected for multiple comparisons, so the "
     "Answer claims none of them: with this many metrics some intervals exclude zero by chance alone."
 )
+
+
+GRID = (
+    "### The grid: main effects and interactions (descriptive: uncorrected)\n\nEach factor's main effect is the "
+    "average change from its reference level (its first) to the level shown, over the other factors' levels; an "
+    "interaction A × B is how much A's change differs at B's level from at B's reference level (0 when the effects "
+    "add up). 95% percentile bootstrap intervals over games, cells that share deals resampled together (paired). "
+    "No planned test covers them and they are not corrected, so the Answer claims none of them."
+)
+UNITS = {"first_seat_advantage_game": (100.0, "first seat's edge, game level (pp)"), "order": (1.0, "Order")}
+
+
+def grid_text(analysis: Analysis) -> pd.DataFrame:
+    """Return a grid's effects as text: arm, measure, effect, estimate [95%]."""
+    rows = []
+    for effect in analysis.effects:
+        scale, label = UNITS.get(effect.measure, (1.0, effect.measure.replace("_", " ")))
+        e, digits = effect.estimate, 2 if scale > 1 else 3
+
+        def signed(x: float, digits: int = digits, scale: float = scale) -> str:
+            return f"{round(x * scale, digits) + 0.0:+.{digits}f}"  # + 0.0: no "-0.00"
+
+        shown = f"{signed(e.value)} [{signed(e.low)}, {signed(e.high)}]" if np.isfinite(e.low) else signed(e.value)
+        rows.append({"arm": effect.arm or "every cell", "measure": label, "kind": effect.kind, "effect": effect.term,
+                     "estimate [95%]": shown, "games": e.n})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 @dataclass(frozen=True)
@@ -146,12 +173,14 @@ def render_markdown(
     comparisons = comparisons_text(analysis)
     if len(comparisons):
         parts += ["### Comparisons (other − reference)", comparisons.to_markdown(index=False)]
+    if analysis.effects:
+        parts += [GRID, grid_text(analysis).to_markdown(index=False)]
     changes = [line for line in map(notable, analysis.comparisons) if line]
     if changes:
         parts += [DESCRIPTIVE, *(f"- {line}" for line in changes)]
     parts += ["### Every metric by condition (95% intervals)", metrics_wide(analysis).to_markdown(index=False)]
     parts += ["## Charts"]
-    for name, (_, title) in CHARTS.items():
+    for name, (_, title) in charts_for(analysis).items():
         parts += [f"### {title}", f"![{title}]({figures[name].relative_to(folder).as_posix()})"]
     parts += ["Formulas and sources of every metric: rummysim's docs/metrics.md."]
     return "\n\n".join(parts) + "\n"
@@ -181,6 +210,7 @@ def build_report(folder: str | Path, *, analysis: Analysis | None = None) -> Rep
         "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),
         "strategies": analysis.strategies_table(), "uniformity": analysis.uniformity_table(),
         "comparisons": analysis.comparisons_table(),
+        **({"effects": analysis.effects_table()} if analysis.effects else {}),
     }  # fmt: skip
     paths = {}
     for name, table in tables.items():

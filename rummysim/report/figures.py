@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from rummysim.analysis import Analysis, Estimate
 from rummysim.analysis.frames import ENDINGS
+from rummysim.analysis.grid import arms, cell_means
 
 COLORS = [plt.get_cmap("tab10")(i) for i in range(10)]
 
@@ -186,6 +187,37 @@ def score_trajectories(analysis: Analysis) -> Figure:
     return fig
 
 
+def grid_heatmap(analysis: Analysis) -> Figure:
+    """The first seat's game-level edge in each cell of a grid, over its first two factors (others averaged)."""
+    experiment = analysis.experiment
+    names, levels = list(experiment.grid), [list(v) for v in experiment.grid.values()]
+    found = list(arms(experiment))
+    fig, axes = plt.subplots(1, len(found), figsize=(4.5 * len(found) + 1.5, 4.0), layout="constrained", squeeze=False)
+    summaries = {c.name: c for c in analysis.conditions}
+    grids = [cell_means(experiment, summaries, arm=arm) * 100 for arm in found]
+    reach = max([float(np.nanmax(np.abs(g))) for g in grids if np.isfinite(g).any()] + [0.5])
+    image = None
+    for ax, arm, values in zip(axes[0], found, grids, strict=True):
+        image = ax.imshow(values, cmap="RdBu_r", vmin=-reach, vmax=reach, aspect="auto")
+        rows = levels[0] if len(names) >= 2 else [""]
+        columns = levels[1] if len(names) >= 2 else levels[0]
+        ax.set_xticks(range(len(columns)), [str(v) for v in columns])
+        ax.set_yticks(range(len(rows)), [str(v) for v in rows])
+        ax.set_xlabel(names[1] if len(names) >= 2 else names[0])
+        if len(names) >= 2:
+            ax.set_ylabel(names[0])
+        for (i, j), value in np.ndenumerate(values):
+            dark = np.isfinite(value) and abs(value) > reach / 2  # white on the dark cells
+            ax.text(j, i, "n/a" if np.isnan(value) else f"{value:+.2f}", ha="center", va="center", fontsize=9,
+                    color="white" if dark else "black")  # fmt: skip
+        ax.set_title(arm or "every cell")
+    if image is not None:
+        fig.colorbar(image, ax=axes[0].tolist(), label="first seat's edge r₀ − 1/n, pp (game level)")
+    rest = f"; averaged over {', '.join(names[2:])}" if len(names) > 2 else ""
+    fig.suptitle(f"The first seat's edge in each cell of the grid{rest}")
+    return fig
+
+
 CHARTS: dict[str, tuple[Callable[[Analysis], Figure], str]] = {
     "seat_win_share": (seat_win_share, "Seat win share by position, hand and game level"),
     "strategy_win_share": (strategy_win_share, "Strategy win share per seat held"),
@@ -198,12 +230,23 @@ CHARTS: dict[str, tuple[Callable[[Analysis], Figure], str]] = {
 }
 
 
+GRID_CHARTS: dict[str, tuple[Callable[[Analysis], Figure], str]] = {
+    "grid_heatmap": (grid_heatmap, "Grid: the first seat's edge over two factors"),
+}
+"""The charts of a `grid` experiment only."""
+
+
+def charts_for(analysis: Analysis) -> dict[str, tuple[Callable[[Analysis], Figure], str]]:
+    """Return the charts of a run: every one of `CHARTS`, and `GRID_CHARTS` for a grid."""
+    return {**CHARTS, **(GRID_CHARTS if analysis.experiment.grid else {})}
+
+
 def draw_all(analysis: Analysis, folder: Path) -> dict[str, Path]:
     """Draw every chart into `folder` as PNG and SVG; return the PNG paths by chart name."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = {}
     with plt.rc_context({"svg.hashsalt": "rummysim", "svg.fonttype": "none", "font.size": 9}):
-        for name, (draw, _) in CHARTS.items():
+        for name, (draw, _) in charts_for(analysis).items():
             fig = draw(analysis)
             try:
                 fig.savefig(folder / f"{name}.png", dpi=110)

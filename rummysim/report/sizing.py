@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-MEASURE_NAMES = {"first_seat_edge": "the first seat's game-level edge", "order": "Order"}
+MEASURE_NAMES = {
+    "first_seat_edge": "the first seat's game-level edge",
+    "order": "Order",
+    "strength": "log strength",
+}
 
 
 def _amount(measure: str, x: float) -> str:

@@ -1,0 +1,145 @@
+"""The words of a verdict: estimates, p-values and what a planned difference rules out, as text.
+
+Shared by the Answer (`rummysim.report.answer`) and the skill sentences (`rummysim.report.skill`);
+every verdict itself is decided in `rummysim.analysis.compare.Verdict`, and only worded here.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rummysim.analysis import Comparison, Estimate
+from rummysim.analysis.compare import Verdict
+
+EVENTS = {
+    "points_per_hand": "points scored", "turns_per_hand": "turns", "hands_per_game": "hands",
+    "ended_by_discard": "hands ended by a discard", "ended_by_meld": "hands ended by a meld",
+    "ended_by_lay_off": "hands ended by a lay-off", "ended_by_stalled": "stalled hands", "rummy_rate": "rummies",
+    "rummy_point_share": "points from rummies", "lead_changes": "lead changes", "comeback_rate": "comebacks",
+    "tied_games": "tied games", "stalled_games": "unfinished games",
+}  # fmt: skip
+"""What each counted metric counts, for "no ... in either condition"."""
+
+
+def missing_text(e: Estimate) -> str | None:
+    """Return how to show an estimate that could not be computed, or None if it was."""
+    if math.isnan(e.value):
+        return "n/a (no games to measure it)"
+    if math.isnan(e.low):
+        return "no interval (fewer than 2 games)"
+    return None
+
+
+def pp(e: Estimate, *, signed: bool = True, unit: str = " pp") -> str:
+    """Return an estimate in percentage points: ``+1.2 pp [+0.3, +2.1]`` (more digits when small).
+
+    >>> pp(Estimate(0.012, 0.003, 0.021, 100))
+    '+1.2 pp [+0.3, +2.1]'
+    """
+    sign = "+" if signed else ""
+    digits = digits_for(e, scale=100.0, least=1)
+    missing = missing_text(e)
+    if missing:
+        return missing if math.isnan(e.value) else f"{e.value * 100:{sign}.{digits}f}{unit} ({missing})"
+    return f"{e.value * 100:{sign}.{digits}f}{unit} [{e.low * 100:{sign}.{digits}f}, {e.high * 100:{sign}.{digits}f}]"
+
+
+def num(e: Estimate, *, digits: int = 3, signed: bool = False) -> str:
+    """Return ``value [low, high]`` with at least `digits` decimals, more if the interval is narrower.
+
+    >>> num(Estimate(0.0005, 0.0002, 0.0008, 100))
+    '0.00050 [0.00020, 0.00080]'
+    """
+    sign = "+" if signed else ""
+    digits = digits_for(e, scale=1.0, least=digits)
+    missing = missing_text(e)
+    if missing:
+        return missing if math.isnan(e.value) else f"{e.value:{sign}.{digits}f} ({missing})"
+    return f"{e.value:{sign}.{digits}f} [{e.low:{sign}.{digits}f}, {e.high:{sign}.{digits}f}]"
+
+
+def digits_for(e: Estimate, *, scale: float, least: int) -> int:
+    """Return enough decimals that an interval's ends show two significant digits, at most 4 more."""
+    widest = max(abs(e.low), abs(e.high), abs(e.value)) * scale
+    if not math.isfinite(widest) or widest == 0:
+        return least
+    return min(max(least, 1 - math.floor(math.log10(widest))), least + 4)
+
+
+def p_text(p: float) -> str:
+    """Return a p-value for text: two significant digits, or a bound below floating point's reach."""
+    return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
+
+
+def verdict_text(comp: Comparison, metric: str) -> str:
+    """Return the verdict in words; an untested interval that excludes zero says it is uncorrected."""
+    verdict = comp.verdict(metric)
+    if verdict is Verdict.UNCORRECTED and metric in ("first_seat_advantage_game", "order"):
+        return "interval excludes zero; no exact test fits this unpaired pair, so it is not corrected"
+    if verdict is Verdict.EXACTLY_ZERO:
+        return f"no game changed: difference 0 [0, 0] over {comp.games:,} paired games"
+    if verdict is Verdict.NO_EVENTS:
+        return f"no {EVENTS.get(metric, metric)} in either condition"
+    return str(verdict)
+
+
+def status_text(comp: Comparison, metric: str) -> str:
+    test = comp.tests.get(metric)
+    verdict = verdict_text(comp, metric)
+    if test is None or comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+        return verdict
+    if comp.verdict(metric) is Verdict.NOT_COMPUTED:
+        return f"interval excludes zero, but its test ({test.method}) could not be computed (too few games)"
+    return f"{test.method} p {eq(test.p)}, Holm-adjusted p {eq(test.p_holm)}: {verdict}"
+
+
+def difference_text(comp: Comparison, metric: str, shown: str, *, lead: str = "difference ") -> str:
+    """Return ``difference X (status)``, or only the status when nothing changed or nothing happened."""
+    if comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+        return verdict_text(comp, metric)
+    return f"{lead}{shown} ({status_text(comp, metric)})"
+
+
+def eq(p: float) -> str:
+    text = p_text(p)
+    return text if text.startswith("<") else f"= {text}"
+
+
+def amount(metric: str, x: float) -> str:
+    """Return a size of change in the metric's unit with two significant digits: ``1.4 pp``, ``0.021``."""
+    scale, unit = (1.0, "") if metric in ("order", "strength") else (100.0, " pp")
+    x = abs(x) * scale
+    digits = 1 if x == 0 or not math.isfinite(x) else max(0, 1 - math.floor(math.log10(x)))
+    return f"{x:.{digits}f}{unit}"
+
+
+def rules_out(comp: Comparison, metric: str) -> str | None:
+    """Return what a planned difference rules out, and the smallest change the run could detect (issue 13)."""
+    b = comp.bounds.get(metric)
+    verdict = comp.verdict(metric)
+    if b is None or math.isnan(b.interval.low) or verdict in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+        return None
+    margin = amount(metric, b.margin)
+    if b.equivalent:
+        head = f"rules out a change of {margin} (the margin) or more either way"
+    elif verdict.is_claim:
+        head = f"rules out changes outside [{signed(metric, b.interval.low)}, {signed(metric, b.interval.high)}]"
+    else:
+        head = f"a change of up to {amount(metric, b.possible)} is still possible, beyond the margin of {margin}"
+    return f"{head}; the run could detect a change of {amount(metric, b.detectable)} (80% power after Holm)"
+
+
+def signed(metric: str, x: float) -> str:
+    return ("+" if x >= 0 else "-") + amount(metric, x)
+
+
+def also(comp: Comparison, metric: str) -> str:
+    said = rules_out(comp, metric)
+    return f"; it {said}" if said and not said.startswith("a change") else f"; {said}" if said else ""
+
+
+def change_text(comp: Comparison, metric: str, what: str, shown: str) -> str:
+    """Return ``WHAT changes by X: verdict``, or only the verdict when nothing changed or happened."""
+    if comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+        return verdict_text(comp, metric)
+    return f"{what} changes by {shown}: {verdict_text(comp, metric)}"
