@@ -109,7 +109,7 @@ def test_experiments_folder_holds_experiments():
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=[p.name for p in EXPERIMENTS])
 def test_validate_every_shipped_experiment_prints_its_conditions(runner, path):
     experiment = load_experiment(path)
-    result = runner.invoke(main, ["validate", str(path)])
+    result = runner.invoke(main, ["validate", str(path), "--pilot", "0"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == f"{path}: valid: {experiment.name}: {experiment.question}"
