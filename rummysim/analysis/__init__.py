@@ -20,8 +20,9 @@ import pandas as pd
 
 from rummysim.analysis.compare import Comparison, compare, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
-from rummysim.analysis.frames import game_frame, strategy_counts, trajectories
+from rummysim.analysis.frames import strategy_counts
 from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, summarize_condition
+from rummysim.analysis.reading import read_frames
 from rummysim.design import Experiment
 from rummysim.tables import Results
 
@@ -135,26 +136,23 @@ def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
 def analyze(results: Results, *, seed: int | None = None) -> Analysis:
     """Return the metrics of every condition of a run and its planned comparisons.
 
+    The hands table is read in batches and summed per game while reading
+    (`rummysim.analysis.reading`), so memory follows the number of games, not of hands.
     Bootstrap intervals use a seed derived from the experiment's own, so the same tables
     always give the same report.
     """
     experiment = results.experiment
     seed = experiment.seed if seed is None else seed
-    hands, games = results.hands, results.games
-    frames, summaries, paths = {}, {}, {}
-    hands_by = dict(tuple(hands.groupby("condition", sort=False)))
-    games_by = dict(tuple(games.groupby("condition", sort=False)))
+    read = read_frames(results)
+    frames, summaries = read.games, {}
     for condition in experiment.conditions:
         name = condition.name
-        if name not in games_by:
+        if name not in frames:
             continue
-        n = condition.rules.n_players
-        frame = game_frame(hands_by[name], games_by[name], n_players=n)
-        frames[name] = frame
-        paths[name] = trajectories(hands_by[name], frame)
         summaries[name] = summarize_condition(
-            frame, name=name, n_players=n, lineup=strategy_counts(condition.players), seed=seed
-        )
+            frames[name], name=name, n_players=condition.rules.n_players, lineup=strategy_counts(condition.players),
+            seed=seed,
+        )  # fmt: skip
     comparisons = [
         compare((summaries[a], frames[a]), (summaries[b], frames[b]), paired=paired, seed=seed)
         for a, b, paired in plan(experiment.conditions)
@@ -162,4 +160,4 @@ def analyze(results: Results, *, seed: int | None = None) -> Analysis:
     ]
     holm(comparisons)
     rule_out(comparisons, margins=experiment.margin)
-    return Analysis(experiment, list(summaries.values()), comparisons, frames, paths)
+    return Analysis(experiment, list(summaries.values()), comparisons, frames, read.trajectories)
