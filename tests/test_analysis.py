@@ -11,8 +11,8 @@ from rummysim.analysis.compare import Comparison, Verdict, compare, holm, plan, 
 from rummysim.analysis.compare import Test as PlannedTest
 from rummysim.analysis.estimates import Estimate, independent_difference, ratio_estimate, wilson
 from rummysim.analysis.frames import game_frame
-from rummysim.analysis.paths import trajectories
 from rummysim.analysis.metrics import summarize_condition
+from rummysim.analysis.paths import trajectories
 from rummysim.design import Condition
 from rummysim.rules import Rules
 from rummysim.tables import SCHEMAS

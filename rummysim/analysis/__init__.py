@@ -22,7 +22,7 @@ from rummysim.analysis.compare import Comparison, compare, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import strategy_counts
 from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, summarize_condition
-from rummysim.analysis.reading import read_frames
+from rummysim.analysis.reading import BATCH_ROWS, read_frames
 from rummysim.design import Experiment
 from rummysim.tables import Results
 
@@ -133,17 +133,18 @@ def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
     return {"margin": b.margin, "within_margin": "yes" if b.equivalent else "no", "detectable": b.detectable}
 
 
-def analyze(results: Results, *, seed: int | None = None) -> Analysis:
+def analyze(results: Results, *, seed: int | None = None, batch_rows: int = BATCH_ROWS) -> Analysis:
     """Return the metrics of every condition of a run and its planned comparisons.
 
     The hands table is read in batches and summed per game while reading
-    (`rummysim.analysis.reading`), so memory follows the number of games, not of hands.
+    (`rummysim.analysis.reading`, `batch_rows` at a time), so memory follows the number
+    of games, not of hands.
     Bootstrap intervals use a seed derived from the experiment's own, so the same tables
     always give the same report.
     """
     experiment = results.experiment
     seed = experiment.seed if seed is None else seed
-    read = read_frames(results)
+    read = read_frames(results, batch_rows=batch_rows)
     frames, summaries = read.games, {}
     for condition in experiment.conditions:
         name = condition.name

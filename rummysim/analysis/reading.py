@@ -64,10 +64,10 @@ def read_frames(results: Results, *, batch_rows: int = BATCH_ROWS) -> Frames:
     del games
     sums: dict[int, list[pd.DataFrame]] = {i: [] for i, name in enumerate(names) if name in outcomes}
     paths = {i: ScorePaths(n_players=n_players[i]) for i in sums}
-    seen = _Seen(len(names))
+    seen = _Seen(names, n_players)
 
     def add(rows: pd.DataFrame) -> None:
-        seen.check(rows, names)
+        seen.check(rows)
         condition = rows["condition"].to_numpy()
         for code in map(int, np.unique(condition)):
             if code in sums:
@@ -125,25 +125,31 @@ def _last_run_start(condition: np.ndarray, game: np.ndarray) -> int:
 
 
 class _Seen:
-    """The games already summed, per condition, to refuse a table whose games' rows are not together."""
+    """The games already summed, per condition, to refuse a table whose games' rows are not together or not whole."""
 
-    def __init__(self, conditions: int) -> None:
-        self.done = [np.zeros(0, dtype=bool) for _ in range(conditions)]
+    def __init__(self, names: list[str], n_players: list[int]) -> None:
+        self.names, self.n_players = names, n_players
+        self.done = [np.zeros(0, dtype=bool) for _ in names]
 
-    def check(self, rows: pd.DataFrame, names: list[str]) -> None:
+    def check(self, rows: pd.DataFrame) -> None:
+        """Raise `ConfigError` unless every game of `rows` is whole (n rows a hand) and was not summed before."""
         condition, game = rows["condition"].to_numpy(), rows["game"].to_numpy()
         starts = np.flatnonzero(np.r_[True, (condition[1:] != condition[:-1]) | (game[1:] != game[:-1])])
+        sizes = np.diff(np.r_[starts, len(rows)])
+        hands = np.maximum.reduceat(rows["hand"].to_numpy(), starts) + 1
         for code in np.unique(condition[starts]):
             if code < 0:
                 continue
-            runs = game[starts[condition[starts] == code]]
+            mine = condition[starts] == code
+            runs = game[starts[mine]]
             done = self.done[code]
             if runs.max() >= len(done):
                 done = self.done[code] = np.concatenate([done, np.zeros(runs.max() + 1 - len(done), dtype=bool)])
-            again = len(np.unique(runs)) < len(runs) or done[runs].any()
-            if again:
+            broken = np.flatnonzero(done[runs] | (sizes[mine] != self.n_players[code] * hands[mine]))
+            if len(np.unique(runs)) < len(runs) or len(broken):
+                shown = runs[broken[0]] if len(broken) else runs[0]
                 raise ConfigError(
-                    f"hands.parquet: the rows of a game of condition {names[code]} are not together; the analysis "
-                    "reads games whole, as rummysim writes them (one chunk of whole games after another)"
+                    f"hands.parquet: the rows of game {shown} of condition {self.names[code]} are not together, or "
+                    "not whole; the analysis reads games whole, as rummysim writes them (chunks of whole games)"
                 )
             done[runs] = True
