@@ -95,7 +95,7 @@ def test_resampled_sums_are_the_sums_of_the_drawn_games_whatever_the_batch(monke
     rng = np.random.default_rng(1)
     columns = rng.poisson(3.0, size=(50, 3)).astype(float)
     draws = np.random.default_rng(7)
-    expected = np.array([columns[draws.integers(0, 50, 50)].sum(axis=0) for _ in range(300)])
+    expected = np.array([columns[draws.integers(0, 50, 50, dtype=np.int32)].sum(axis=0) for _ in range(300)])
     for cells in (1, 170, 1 << 22):  # one resample at a time, a few, all at once
         monkeypatch.setattr(est, "CELLS", cells)
         sums = est.resampled_sums(columns, rng=np.random.default_rng(7), resamples=300)

@@ -71,7 +71,7 @@ def wilson(count: int, n: int) -> Estimate:
 def resampled_sums(columns: np.ndarray, *, rng: np.random.Generator, resamples: int = RESAMPLES) -> np.ndarray:
     """Return the column sums of `resamples` bootstrap resamples of the rows (games): shape (resamples, k).
 
-    Resample r draws ``rng.integers(0, n, n)``, n games with replacement, one call per
+    Resample r draws ``rng.integers(0, n, n)`` (32-bit), n games with replacement, one call per
     resample, so the draws depend on the seed alone (not on the batching below). A
     resample's sum of a column is its games' counts times the column: the counts of a batch
     of resamples (``np.bincount``) times the whole (n, k) matrix at once, in batches of
@@ -84,7 +84,7 @@ def resampled_sums(columns: np.ndarray, *, rng: np.random.Generator, resamples: 
     for start in range(0, resamples, batch):
         rows = min(batch, resamples - start)
         for r in range(rows):
-            counts[r] = np.bincount(rng.integers(0, n, n), minlength=n)
+            counts[r] = np.bincount(rng.integers(0, n, n, dtype=np.int32 if n < 2**31 else np.int64), minlength=n)
         sums[start : start + rows] = counts[:rows] @ columns
     return sums
 

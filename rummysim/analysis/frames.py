@@ -94,10 +94,11 @@ def hand_sums(hands: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
     frame["turns"] = hand_rows.groupby("game")["turns"].sum()
     codes = pd.Categorical(hand_rows["went_out_by"], categories=list(ENDINGS[:-1])).codes
     ending = np.where(hand_rows["stalled"].to_numpy() | (codes < 0), len(ENDINGS) - 1, codes)
-    counts = pd.crosstab(hand_rows["game"].to_numpy(), ending)
+    games, game_of = np.unique(hand_rows["game"].to_numpy(), return_inverse=True)
+    k = len(ENDINGS)
+    counts = np.bincount(game_of * k + ending, minlength=len(games) * k).reshape(-1, k)
     for code, end in enumerate(ENDINGS):
-        column = counts[code] if code in counts else pd.Series(0, index=counts.index)
-        frame[f"end_{end}"] = column.reindex(frame.index, fill_value=0)
+        frame[f"end_{end}"] = pd.Series(counts[:, code], index=games).reindex(frame.index, fill_value=0)
     lead = _lead_stats(hands, n)
     frame["lead_changes"] = lead["lead_changes"].reindex(frame.index, fill_value=0)
     return frame.join(lead.drop(columns="lead_changes"))
