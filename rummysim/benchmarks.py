@@ -13,7 +13,8 @@ Each figure is the median of several timed repeats on one process:
 
 With ``--bots``, ``decision_us_<bot>`` is each built-in bot's mean time per decision
 (`bench_decisions`), and ``decision_us_montecarlo_python_playouts`` montecarlo's with
-its playouts in Python rather than compiled.
+its playouts in Python rather than compiled. With ``--report-rows N``, `bench_report`
+plays about N hand x seat rows and times their report, with its peak memory.
 """
 
 from __future__ import annotations
@@ -333,3 +334,57 @@ def bench_sealed(*, hands: int = 200) -> dict[str, float]:
     sealed_us, local_us = statistics.fmean(sealed_times) * 1e6, statistics.fmean(local_times) * 1e6
     return {"decision_us_sealed_greedy": sealed_us, "decision_us_greedy_in_process": local_us,
             "sealed_overhead_us": sealed_us - local_us}  # fmt: skip
+
+
+SCALE = {
+    "name": "scale", "question": "Does playing aces high or low (R9) change who wins?", "seed": 2026, "games": 1,
+    "players": ["greedy", "greedy", "greedy"], "rules": {"target_score": 150},
+    "conditions": {
+        "basic": {}, "ace_high": {"rules": {"ace": "high_or_low"}},
+        "basic_skill": {"players": ["cautious", "greedy", "greedy"]},
+        "ace_high_skill": {"players": ["cautious", "greedy", "greedy"], "rules": {"ace": "high_or_low"}},
+    },
+}  # fmt: skip
+"""acehigh's four conditions: about 55.7 hand x seat rows a game (docs/benchmarks.md, "The report")."""
+
+
+def bench_report(*, rows: int = 1_000_000, n_jobs: int = -1) -> dict[str, Any]:
+    """Play a run of about `rows` hand x seat rows (compiled engine), then time its report in a fresh process.
+
+    The report runs as ``rummysim report`` would, in a child process that gives its own
+    peak resident memory (``getrusage``: the figure GNU time's ``%M`` shows).
+    """
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    from rummysim.experiment import parse_experiment
+    from rummysim.runner import run_experiment
+
+    games = max(1, round(rows / (4 * 55.7)))
+    child = (
+        "import json, resource, sys, time; from rummysim.report import build_report; start = time.perf_counter(); "
+        "build_report(sys.argv[1]); print(json.dumps([time.perf_counter() - start, "
+        "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))"
+    )
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        results = run_experiment(
+            parse_experiment(SCALE, source="<bench>"), out=out, n_jobs=n_jobs, games=games, chunk_games=2000
+        )
+        played = time.perf_counter() - start
+        done = subprocess.run(
+            [sys.executable, "-c", child, str(results.folder)], check=True, capture_output=True, text=True
+        )
+        seconds, peak_kb = json.loads(done.stdout.strip().splitlines()[-1])
+        n_rows = pq.ParquetFile(results.folder / "hands.parquet").metadata.num_rows
+    return {
+        "report_rows": n_rows,
+        "report_games": 4 * games,
+        "report_play_seconds": played,
+        "report_seconds": seconds,
+        "report_peak_mib": peak_kb / 1024,  # ru_maxrss is in KiB on Linux
+    }

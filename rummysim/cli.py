@@ -299,7 +299,12 @@ def deadwood(cards: str, ace: str, ace_points: int | None) -> None:
 @click.option("--memory-hands", type=int, default=0, help="Also run this many hands and report peak memory.")
 @click.option("--bots", is_flag=True, help="Also time each built-in bot's decisions (mean microseconds).")
 @click.option("--sealed", is_flag=True, help="Also time a decision of a sealed bot (isolate: true) against in process.")
-def bench(*, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool, sealed: bool) -> None:
+@click.option(
+    "--report-rows", type=int, default=0, help="Also play a run of about this many hand rows; time its report."
+)
+def bench(
+    *, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool, sealed: bool, report_rows: int
+) -> None:
     """Measure the engine: greedy hands/s and min-deadwood calls/s on one process.
 
     Figures are medians of several repeats; see docs/benchmarks.md.
@@ -308,8 +313,16 @@ def bench(*, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: 
     Example:
       rummysim bench --json
       rummysim bench --runner --memory-hands 1000000 --bots --sealed
+      rummysim bench --report-rows 10000000
     """
-    from rummysim.benchmarks import bench_decisions, bench_memory, bench_runner, bench_sealed, run_benchmarks
+    from rummysim.benchmarks import (
+        bench_decisions,
+        bench_memory,
+        bench_report,
+        bench_runner,
+        bench_sealed,
+        run_benchmarks,
+    )
 
     figures = run_benchmarks(quick=quick)
     if runner:
@@ -320,6 +333,8 @@ def bench(*, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: 
         figures.update(bench_decisions(hands=30 if quick else 300, slow_hands=3 if quick else 20))
     if sealed:
         figures.update(bench_sealed(hands=20 if quick else 200))
+    if report_rows:
+        figures.update(bench_report(rows=report_rows))
     if as_json:
         click.echo(json.dumps(figures))
         return

@@ -213,7 +213,11 @@ class Results:
 
     @property
     def hands(self) -> pd.DataFrame:
-        """One row per hand x seat (see `HandRecord`), with `condition`."""
+        """One row per hand x seat (see `HandRecord`), with `condition`, read whole on first use.
+
+        About 0.45 GiB per million rows; the analysis does not need it (it reads the file
+        in batches: `rummysim.analysis.reading`).
+        """
         return self._table("hands")
 
     @property

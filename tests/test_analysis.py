@@ -9,9 +9,10 @@ from synthetic import synthetic_tables
 
 from rummysim.analysis.compare import Comparison, Verdict, compare, holm, plan, rule_out
 from rummysim.analysis.compare import Test as PlannedTest
-from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio, wilson
-from rummysim.analysis.frames import game_frame, trajectories
+from rummysim.analysis.estimates import Estimate, independent_difference, ratio_estimate, wilson
+from rummysim.analysis.frames import game_frame
 from rummysim.analysis.metrics import summarize_condition
+from rummysim.analysis.paths import trajectories
 from rummysim.design import Condition
 from rummysim.rules import Rules
 from rummysim.tables import SCHEMAS
@@ -94,7 +95,7 @@ def test_bootstrap_interval_covers_a_known_mean_about_95_percent_of_the_time():
     hits = 0
     for i in range(150):
         x = rng.exponential(2.0, size=120)
-        e = bootstrap(ratio, (x, np.ones_like(x)), seed=i, resamples=999)
+        e = ratio_estimate(x, np.ones_like(x), seed=i, resamples=999)
         hits += covers(e, 2.0)
     assert 0.88 <= hits / 150 <= 0.99
 

@@ -20,9 +20,10 @@ import pandas as pd
 
 from rummysim.analysis.compare import Comparison, compare, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
-from rummysim.analysis.frames import game_frame, strategy_counts, trajectories
+from rummysim.analysis.frames import strategy_counts
 from rummysim.analysis.grid import Effect, effects, effects_table
 from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, StrategyShare, summarize_condition
+from rummysim.analysis.reading import BATCH_ROWS, read_frames
 from rummysim.analysis.skill import measured, strength
 from rummysim.design import Experiment
 from rummysim.tables import Results
@@ -148,29 +149,27 @@ def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
     return {"margin": b.margin, "within_margin": "yes" if b.equivalent else "no", "detectable": b.detectable}
 
 
-def analyze(results: Results, *, seed: int | None = None) -> Analysis:
+def analyze(results: Results, *, seed: int | None = None, batch_rows: int = BATCH_ROWS) -> Analysis:
     """Return the metrics of every condition of a run and its planned comparisons.
 
+    The hands table is read in batches and summed per game while reading
+    (`rummysim.analysis.reading`, `batch_rows` at a time), so memory follows the number
+    of games, not of hands.
     Bootstrap intervals use a seed derived from the experiment's own, so the same tables
     always give the same report.
     """
     experiment = results.experiment
     seed = experiment.seed if seed is None else seed
-    hands, games = results.hands, results.games
-    frames, summaries, paths = {}, {}, {}
-    hands_by = dict(tuple(hands.groupby("condition", sort=False)))
-    games_by = dict(tuple(games.groupby("condition", sort=False)))
+    read = read_frames(results, batch_rows=batch_rows)
+    frames, summaries = read.games, {}
     for condition in experiment.conditions:
         name = condition.name
-        if name not in games_by:
+        if name not in frames:
             continue
-        n = condition.rules.n_players
-        frame = game_frame(hands_by[name], games_by[name], n_players=n)
-        frames[name] = frame
-        paths[name] = trajectories(hands_by[name], frame)
         summaries[name] = summarize_condition(
-            frame, name=name, n_players=n, lineup=strategy_counts(condition.players), seed=seed
-        )
+            frames[name], name=name, n_players=condition.rules.n_players, lineup=strategy_counts(condition.players),
+            seed=seed,
+        )  # fmt: skip
     comparisons = [
         compare(
             (summaries[a], frames[a]),
@@ -192,4 +191,4 @@ def analyze(results: Results, *, seed: int | None = None) -> Analysis:
             if arm not in first and condition.name in summaries:
                 first[arm] = measured(summaries[condition.name], experiment.skill)
         found = effects(experiment, frames=frames, summaries=summaries, strategy=first, seed=seed)
-    return Analysis(experiment, list(summaries.values()), comparisons, frames, paths, found)
+    return Analysis(experiment, list(summaries.values()), comparisons, frames, read.trajectories, found)

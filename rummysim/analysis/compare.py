@@ -4,7 +4,7 @@ An experiment plans its comparisons by its lineups: every condition is compared 
 the first condition that seats the same strategies (the reference). Two conditions with
 the same table (players and cards dealt) play the same deals game by game (the deals come
 from the seed, game and hand alone, whatever the lineup's order), so they are compared
-*paired*: per-game differences, resampling whole games (scipy's bootstrap), exact
+*paired*: per-game differences, resampling whole games (one set of resamples for all metrics), exact
 McNemar tests for a yes/no per game and the Stuart-Maxwell test for the winning seat
 (statsmodels). Other pairs (different table sizes) are compared unpaired, with the
 Miettinen-Nurminen score test (statsmodels' ``method="score"``). The p-values of all planned tests of an experiment are
@@ -29,7 +29,7 @@ from statsmodels.stats.proportion import test_proportions_2indep
 from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
 from rummysim.analysis.equivalence import MEASURES, Bounds, bounds, standard_error, variance_ratio
-from rummysim.analysis.estimates import Estimate, bootstrap, independent_difference, ratio_difference
+from rummysim.analysis.estimates import Estimate, Pair, difference_estimates
 from rummysim.analysis.metrics import (
     PROPORTIONS,
     RATIOS,
@@ -179,17 +179,14 @@ def compare(
     result = Comparison(
         reference=summary_a.name, other=summary_b.name, paired=paired, games=min(len(games_a), len(games_b))
     )
-    key = (summary_a.name, summary_b.name)
+    pending: dict[str, tuple[Pair, Pair]] = {}  # every difference's columns, resampled together at the end
 
-    def diff(metric: str, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> None:
-        s = seed_for(*key, metric, base=seed)
+    def diff(metric: str, a: Pair, b: Pair) -> None:
         if metric in COUNTED and not np.any(a[0]) and not np.any(b[0]):
             result.no_events.add(metric)
+        pending[metric] = (a, b)
         if paired:
-            result.differences[metric] = bootstrap(ratio_difference, (*a, *b), seed=s)
             result.variance_ratios[metric] = variance_ratio(a, b)
-        else:
-            result.differences[metric] = independent_difference(a, b, seed=s)
         if metric in MEASURES:  # per-game values, one per game (den 1)
             result.standard_errors[metric] = standard_error(a[0], b[0], paired=paired)
 
@@ -218,6 +215,8 @@ def compare(
         strategy=measured(summary_a, skill), diff=diff, mcnemar=_mcnemar, seed=seed,
     )  # fmt: skip
     result.tests.update({metric: Test(metric, method, p) for metric, (method, p) in planned.items()})
+    seed = seed_for(summary_a.name, summary_b.name, base=seed)
+    result.differences.update(difference_estimates(pending, paired=paired, seed=seed))
     return result
 
 

@@ -1,21 +1,27 @@
 """Estimates with 95% intervals: Wilson for proportions, bootstrap over whole games.
 
-Every interval here comes from statsmodels or scipy; this module only shapes their
-answers into `Estimate` values. Games are the unit of resampling because the hands of
-one game share scores and dealers; the hands of a game are never resampled apart.
+Wilson intervals come from statsmodels. The bootstrap is a percentile bootstrap over
+whole games, as scipy's ``stats.bootstrap`` computes it, written here for scale: scipy
+holds every resampled value of every column (200 resamples x games x columns at once,
+gigabytes at a million games) and draws anew for each statistic. Here one set of
+resamples serves every metric of a set of games, and a resample is held as its games'
+counts, so the sums behind every ratio are one matrix product per batch of resamples
+(`resampled_sums`). Games are the unit of resampling because the hands of one game share
+scores and dealers; the hands of a game are never resampled apart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 LEVEL = 0.95
 RESAMPLES = 2000
+CELLS = 1 << 22
+"""About how many resample x game counts are held at once (32 MiB of float64)."""
 
 
 @dataclass(frozen=True)
@@ -62,74 +68,153 @@ def wilson(count: int, n: int) -> Estimate:
     return Estimate(count / n, float(low), float(high), n)
 
 
-def bootstrap(
-    statistic: Callable[..., np.ndarray],
-    columns: tuple[np.ndarray, ...],
-    *,
-    seed: int,
-    resamples: int = RESAMPLES,
-) -> Estimate:
-    """Return ``statistic(*columns)`` with a percentile bootstrap 95% interval (scipy).
+def resampled_sums(columns: np.ndarray, *, rng: np.random.Generator, resamples: int = RESAMPLES) -> np.ndarray:
+    """Return the column sums of `resamples` bootstrap resamples of the rows (games): shape (resamples, k).
 
-    Each column holds one value per game; the games are resampled whole and together
-    (paired), so a statistic of several columns keeps each game's values side by side.
-    `statistic` takes the columns with resamples on the last axis and returns one value
-    per resample.
+    Resample r draws ``rng.integers(0, n, n)`` (32-bit), n games with replacement, one call per
+    resample, so the draws depend on the seed alone (not on the batching below). A
+    resample's sum of a column is its games' counts times the column: the counts of a batch
+    of resamples (``np.bincount``) times the whole (n, k) matrix at once, in batches of
+    about `CELLS` counts, so memory stays bounded whatever the number of games.
     """
-    value = float(statistic(*columns))
-    n = len(columns[0])
-    if n < 2 or not np.isfinite(value):
+    n, k = columns.shape
+    sums = np.empty((resamples, k))
+    batch = max(1, min(resamples, CELLS // max(n, 1)))
+    counts = np.empty((batch, n))
+    for start in range(0, resamples, batch):
+        rows = min(batch, resamples - start)
+        for r in range(rows):
+            counts[r] = np.bincount(rng.integers(0, n, n, dtype=np.int32 if n < 2**31 else np.int64), minlength=n)
+        sums[start : start + rows] = counts[:rows] @ columns
+    return sums
+
+
+def percentile_interval(values: np.ndarray) -> tuple[float, float]:
+    """Return the percentile 95% interval of bootstrap values (linear interpolation, as scipy's ``quantile``)."""
+    alpha = (1 - LEVEL) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+class Resampled:
+    """Per-game columns of one set of games, with their sums over the same bootstrap resamples.
+
+    Every statistic of the set is computed from the same resamples of whole games: one
+    draw of indices serves all of a condition's (or a comparison's) metrics. Columns with
+    the same values are resampled once, so equal columns give exactly equal sums.
+    """
+
+    def __init__(self, columns: Sequence[np.ndarray], *, seed: int, resamples: int = RESAMPLES) -> None:
+        self.n = len(columns[0]) if columns else 0
+        unique: dict[bytes, int] = {}
+        self._slot: list[int] = []
+        matrix: list[np.ndarray] = []
+        for column in columns:
+            column = np.asarray(column, dtype=float)
+            slot = unique.setdefault(column.tobytes(), len(matrix))
+            if slot == len(matrix):
+                matrix.append(column)
+            self._slot.append(slot)
+        self.totals = [float(np.sum(c)) for c in matrix]
+        self.sums = (
+            resampled_sums(np.column_stack(matrix), rng=np.random.default_rng(seed), resamples=resamples)
+            if self.n >= 2 and matrix
+            else None
+        )
+
+    def total(self, i: int) -> float:
+        """Return the sum of column `i` over the games themselves."""
+        return self.totals[self._slot[i]]
+
+    def resampled(self, i: int) -> np.ndarray:
+        """Return the sums of column `i` over every resample."""
+        assert self.sums is not None
+        return self.sums[:, self._slot[i]]
+
+
+def _ratio_of(num: float | np.ndarray, den: float | np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(num, dtype=float) / den
+
+
+def _estimate(value: float, draws: np.ndarray | None, n: int) -> Estimate:
+    """Return `value` with the percentile interval of its bootstrap `draws` (none below 2 games or if not finite)."""
+    if draws is None or n < 2 or not np.isfinite(value):
         return Estimate(value, float("nan"), float("nan"), n)
-    result = stats.bootstrap(
-        columns, statistic, paired=True, vectorized=True, n_resamples=resamples, confidence_level=LEVEL,
-        method="percentile", random_state=np.random.default_rng(seed), batch=200,
-    )  # fmt: skip
-    low, high = result.confidence_interval
-    return Estimate(value, float(low), float(high), n)
+    return Estimate(value, *percentile_interval(draws), n)
 
 
-def ratio(num: np.ndarray, den: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Return sum(num) / sum(den) along `axis`: a mean over hands, with games resampled."""
-    return np.sum(num, axis=axis) / np.sum(den, axis=axis)
+def ratio_estimates(
+    pairs: Mapping[str, tuple[np.ndarray, np.ndarray]], *, seed: int, resamples: int = RESAMPLES
+) -> dict[str, Estimate]:
+    """Return sum(num)/sum(den) of each named (num, den) pair of per-game columns, intervals from shared resamples.
 
-
-def ratio_difference(
-    num_a: np.ndarray, den_a: np.ndarray, num_b: np.ndarray, den_b: np.ndarray, axis: int = -1
-) -> np.ndarray:
-    """Return ratio(b) - ratio(a) along `axis`, for paired games.
-
-    Positional, as scipy's bootstrap calls a statistic: one argument per resampled column.
+    Every pair holds one value per game of the same games; the games are resampled whole.
     """
-    return ratio(num_b, den_b, axis) - ratio(num_a, den_a, axis)
+    columns = [c for pair in pairs.values() for c in pair]
+    data = Resampled(columns, seed=seed, resamples=resamples)
+    out = {}
+    for i, name in enumerate(pairs):
+        num, den = 2 * i, 2 * i + 1
+        value = float(_ratio_of(data.total(num), data.total(den)))
+        draws = None if data.sums is None else _ratio_of(data.resampled(num), data.resampled(den))
+        out[name] = _estimate(value, draws, data.n)
+    return out
 
 
-def ratio_estimate(num: np.ndarray, den: np.ndarray, *, seed: int) -> Estimate:
+def ratio_estimate(num: np.ndarray, den: np.ndarray, *, seed: int, resamples: int = RESAMPLES) -> Estimate:
     """Return sum(num)/sum(den) with a bootstrap interval over games."""
-    return bootstrap(ratio, (num.astype(float), den.astype(float)), seed=seed)
+    return ratio_estimates({"ratio": (num, den)}, seed=seed, resamples=resamples)["ratio"]
 
 
-def independent_difference(
-    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray], *, seed: int
-) -> Estimate:
-    """Return ratio(b) - ratio(a) for unpaired conditions, each one's games resampled apart.
+Pair = tuple[np.ndarray, np.ndarray]
 
-    scipy resamples the two conditions' game indices independently; the statistic looks
-    each resampled game's (num, den) up by index, so a game's values stay together.
+
+def difference_estimates(
+    pairs: Mapping[str, tuple[Pair, Pair]], *, paired: bool, seed: int, resamples: int = RESAMPLES
+) -> dict[str, Estimate]:
+    """Return ratio(b) - ratio(a) of each named pair of conditions' (num, den) columns, with intervals.
+
+    Paired: a's and b's columns hold the same games in the same order, and one resample of
+    the games serves both. Unpaired: each condition's games are resampled apart. Columns of
+    different lengths are different sets of games (all games, or only the decided ones):
+    each set gets resamples of its own, its seed derived from `seed` and its size.
     """
-    a_num, a_den = (np.asarray(x, dtype=float) for x in a)
-    b_num, b_den = (np.asarray(x, dtype=float) for x in b)
+    groups: dict[tuple[int, int], list[str]] = {}
+    for name, (a, b) in pairs.items():
+        groups.setdefault((len(a[0]), len(b[0])), []).append(name)
+    out: dict[str, Estimate] = {}
+    for (n_a, n_b), names in groups.items():
+        a_cols = [c for name in names for c in pairs[name][0]]
+        b_cols = [c for name in names for c in pairs[name][1]]
+        if paired:
+            data = Resampled(a_cols + b_cols, seed=seed_sequence(seed, n_a), resamples=resamples)
+            side_a = side_b = data
+            offset_b, n = len(a_cols), data.n
+        else:
+            side_a = Resampled(a_cols, seed=seed_sequence(seed, n_a, n_b, 0), resamples=resamples)
+            side_b = Resampled(b_cols, seed=seed_sequence(seed, n_a, n_b, 1), resamples=resamples)
+            offset_b, n = 0, min(n_a, n_b)
+        for i, name in enumerate(names):
+            num, den = 2 * i, 2 * i + 1
+            value = float(
+                _ratio_of(side_b.total(offset_b + num), side_b.total(offset_b + den))
+                - _ratio_of(side_a.total(num), side_a.total(den))
+            )
+            draws = None
+            if side_a.sums is not None and side_b.sums is not None:
+                draws = _ratio_of(side_b.resampled(offset_b + num), side_b.resampled(offset_b + den)) - _ratio_of(
+                    side_a.resampled(num), side_a.resampled(den)
+                )
+            out[name] = _estimate(value, draws, n)
+    return {name: out[name] for name in pairs}
 
-    def statistic(ia: np.ndarray, ib: np.ndarray, axis: int = -1) -> np.ndarray:
-        ia, ib = ia.astype(np.intp), ib.astype(np.intp)
-        return ratio(b_num[ib], b_den[ib]) - ratio(a_num[ia], a_den[ia])
 
-    columns = (np.arange(len(a_num), dtype=float), np.arange(len(b_num), dtype=float))
-    value = float(statistic(*columns))
-    if min(len(a_num), len(b_num)) < 2:
-        return Estimate(value, float("nan"), float("nan"), min(len(a_num), len(b_num)))
-    result = stats.bootstrap(
-        columns, statistic, paired=False, vectorized=True, n_resamples=RESAMPLES, confidence_level=LEVEL,
-        method="percentile", random_state=np.random.default_rng(seed), batch=200,
-    )  # fmt: skip
-    low, high = result.confidence_interval
-    return Estimate(value, float(low), float(high), min(len(a_num), len(b_num)))
+def seed_sequence(*entropy: int) -> int:
+    """Return one 32-bit seed from several integers (numpy's `SeedSequence`): a stable seed per set of games."""
+    return int(np.random.SeedSequence(list(entropy)).generate_state(1)[0])
+
+
+def independent_difference(a: Pair, b: Pair, *, seed: int, resamples: int = RESAMPLES) -> Estimate:
+    """Return ratio(b) - ratio(a) for unpaired conditions, each one's games resampled apart."""
+    return difference_estimates({"d": (a, b)}, paired=False, seed=seed, resamples=resamples)["d"]

@@ -8,7 +8,10 @@ by their position in the game's first hand (``start``: 0 plays first in the game
 `game_frame` returns one row per game with its winner, the winner's start position and
 strategy, and per-game sums over its hands (hands, decided hands, hands won from each
 position, points, turns, endings, rummies), so that every mean over hands is a ratio of
-two per-game sums and games can be resampled whole.
+two per-game sums and games can be resampled whole. It is built in two halves that meet
+by game: `game_outcomes` from the games table, `hand_sums` from the hands of whole games;
+`rummysim.analysis.reading` computes `hand_sums` batch by batch while reading, so the
+hands table is never held whole.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def _leaders(scores: np.ndarray) -> np.ndarray:
 
 
 def _lead_stats(hands: pd.DataFrame, n: int) -> pd.DataFrame:
-    """Return per game: lead changes, and the sole leader's seat at the game's halfway hand.
+    """Return per game: lead changes, and each seat's score at the game's halfway hand (``half_<seat>``).
 
     A lead change is a hand after which a different seat holds the sole lead than the
     last seat that held it; a shared lead keeps the last sole leader.
@@ -47,28 +50,37 @@ def _lead_stats(hands: pd.DataFrame, n: int) -> pd.DataFrame:
     changes = (held.notna() & previous.notna() & (held != previous)).groupby(games).sum()
     n_hands = pd.Series(hand).groupby(games).transform("max").to_numpy() + 1
     half = hand == (n_hands + 1) // 2 - 1
-    halfway = pd.DataFrame(scores[half], index=games[half])
+    halfway = pd.DataFrame(scores[half], index=games[half], columns=[f"half_{s}" for s in range(n)])
     return pd.DataFrame({"lead_changes": changes, "halfway_top": halfway.max(axis=1)}).join(halfway)
 
 
-def game_frame(hands: pd.DataFrame, games: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
-    """Return one row per game of one condition, indexed by game (see the module doc)."""
-    n = n_players
-    first = hands[hands["hand"] == 0].set_index(["game", "seat"])["position"]
+def game_outcomes(games: pd.DataFrame) -> pd.DataFrame:
+    """Return one row per game of one condition from its games table: tied, stalled, the sole winner and strategy."""
     g = games.set_index(["game", "seat"])
     sole = g[g["won"]].reset_index().set_index("game")
     frame = pd.DataFrame(index=pd.Index(sorted(games["game"].unique()), name="game"))
     frame["tied"] = g["tied"].groupby(level="game").any()
     frame["stalled"] = g["stalled"].groupby(level="game").any()
     frame["winner_seat"] = sole["seat"].reindex(frame.index).fillna(-1).astype(int)
-    frame["winner_strategy"] = sole["strategy"].reindex(frame.index)
-    starts = first.reindex(pd.MultiIndex.from_arrays([frame.index, frame["winner_seat"]]))
-    frame["winner_start"] = starts.fillna(-1).astype(int).to_numpy()
-    frame["decided"] = frame["winner_seat"] >= 0
+    frame["winner_strategy"] = sole["strategy"].reindex(frame.index).astype("str")
+    return frame
 
+
+def hand_sums(hands: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
+    """Return one row per game of the hands' own sums (see the module doc); the hands hold whole games.
+
+    Beside the sums: each seat's position in the game's first hand (``start_<seat>``) and
+    its score at the halfway hand (``half_<seat>``), which `join_games` turns into the
+    winner's start position and whether the winner came from behind.
+    """
+    n = n_players
     by_game = hands.groupby("game")
+    frame = pd.DataFrame({"hands": by_game["hand"].nunique()})
+    first = hands[hands["hand"] == 0]
+    starts = first.drop_duplicates(["game", "seat"]).set_index(["game", "seat"])["position"].unstack()
+    for s in range(n):
+        frame[f"start_{s}"] = starts[s].reindex(frame.index) if s in starts else np.nan
     won = hands[hands["won"]]
-    frame["hands"] = by_game["hand"].nunique()
     frame["decided_hands"] = won.groupby("game").size().reindex(frame.index, fill_value=0)
     per_position = won.groupby(["game", "position"]).size().unstack(fill_value=0)
     for p in range(n):
@@ -80,21 +92,41 @@ def game_frame(hands: pd.DataFrame, games: pd.DataFrame, *, n_players: int) -> p
     frame["rummy_points"] = rummy.groupby("game")["points"].sum().reindex(frame.index, fill_value=0)
     hand_rows = hands[hands["seat"] == 0]
     frame["turns"] = hand_rows.groupby("game")["turns"].sum()
-    ending = hand_rows["went_out_by"].fillna("stalled").where(~hand_rows["stalled"], "stalled")
-    counts = pd.crosstab(hand_rows["game"], ending)
-    for end in ENDINGS:
-        frame[f"end_{end}"] = counts[end].reindex(frame.index, fill_value=0) if end in counts else 0
-
+    codes = pd.Categorical(hand_rows["went_out_by"], categories=list(ENDINGS[:-1])).codes
+    ending = np.where(hand_rows["stalled"].to_numpy() | (codes < 0), len(ENDINGS) - 1, codes)
+    games, game_of = np.unique(hand_rows["game"].to_numpy(), return_inverse=True)
+    k = len(ENDINGS)
+    counts = np.bincount(game_of * k + ending, minlength=len(games) * k).reshape(-1, k)
+    for code, end in enumerate(ENDINGS):
+        frame[f"end_{end}"] = pd.Series(counts[:, code], index=games).reindex(frame.index, fill_value=0)
     lead = _lead_stats(hands, n)
     frame["lead_changes"] = lead["lead_changes"].reindex(frame.index, fill_value=0)
-    seat_at_half = np.full(len(frame), np.nan)
+    return frame.join(lead.drop(columns="lead_changes"))
+
+
+def join_games(outcomes: pd.DataFrame, sums: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
+    """Return the per-game frame of one condition: its `game_outcomes` joined to its `hand_sums`."""
+    n = n_players
+    frame = outcomes.copy()
+    sums = sums.reindex(frame.index)
     seats = frame["winner_seat"].to_numpy()
-    halfway = lead.reindex(frame.index)
-    for s in range(n):
-        mask = seats == s
-        seat_at_half[mask] = halfway[s].to_numpy()[mask]
-    frame["comeback"] = frame["decided"] & (seat_at_half < halfway["halfway_top"].to_numpy())
+    decided = seats >= 0
+    chosen = np.clip(seats, 0, n - 1)[:, None]
+    starts = np.take_along_axis(sums[[f"start_{s}" for s in range(n)]].to_numpy(), chosen, axis=1)[:, 0]
+    frame["winner_start"] = np.where(decided & ~np.isnan(starts), starts, -1).astype(int)
+    frame["decided"] = decided
+    counts = [c for c in sums.columns if not c.startswith(("start_", "half_")) and c != "halfway_top"]
+    for column in counts:
+        frame[column] = sums[column].fillna(0).astype(int)
+    halves = np.take_along_axis(sums[[f"half_{s}" for s in range(n)]].to_numpy(dtype=float), chosen, axis=1)[:, 0]
+    seat_at_half = np.where(decided, halves, np.nan)
+    frame["comeback"] = decided & (seat_at_half < sums["halfway_top"].to_numpy(dtype=float))
     return frame
+
+
+def game_frame(hands: pd.DataFrame, games: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
+    """Return one row per game of one condition, indexed by game, from its tables in memory (see the module doc)."""
+    return join_games(game_outcomes(games), hand_sums(hands, n_players=n_players), n_players=n_players)
 
 
 def strategy_counts(players: Sequence[Mapping[str, object]]) -> dict[str, int]:
@@ -104,24 +136,3 @@ def strategy_counts(players: Sequence[Mapping[str, object]]) -> dict[str, int]:
         label = strategy_label(spec)
         counts[label] = counts.get(label, 0) + 1
     return counts
-
-
-def trajectories(hands: pd.DataFrame, frame: pd.DataFrame, *, max_hands: int = 60) -> pd.DataFrame:
-    """Return the mean score after each hand of the game's eventual winner and of the others.
-
-    Only decided games count; a game that has ended keeps its final score in later hands,
-    so every hand's mean is over the same games.
-    """
-    winners = frame.loc[frame["decided"], "winner_seat"]
-    if winners.empty:  # no decided game: nothing to follow
-        return pd.DataFrame({"hand": pd.Series(dtype=int), "winner": pd.Series(dtype=float),
-                             "others": pd.Series(dtype=float)})  # fmt: skip
-    rows = hands[hands["game"].isin(winners.index) & (hands["hand"] < max_hands)]
-    is_winner = rows["seat"].to_numpy() == winners.reindex(rows["game"]).to_numpy()
-    scores = rows.assign(role=np.where(is_winner, "winner", "others"))
-    table = scores.pivot_table(index=["game", "seat", "role"], columns="hand", values="score", aggfunc="first")
-    table = table.ffill(axis=1)
-    means = table.groupby(level="role").mean().T.reindex(columns=["winner", "others"])
-    means.index.name = "hand"
-    means.columns.name = None
-    return means.reset_index()

@@ -9,7 +9,8 @@ Formulas and sources are in docs/metrics.md. In short, with n seats:
   chi-square test of uniform seats (scipy) with Cohen's effect size w = sqrt(chi2 / N).
 - strategy win share w per seat it holds, and Order (w - 1/n) / (1 - 1/n).
 - means over hands (points, turns, endings, rummies) are ratios of per-game sums with a
-  bootstrap over whole games; per-game means (game length, lead changes) likewise.
+  bootstrap over whole games, one set of resamples for all of them; per-game means (game
+  length, lead changes) likewise.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import multinomial_proportions_confint
 
-from rummysim.analysis.estimates import LEVEL, Estimate, ratio_estimate, wilson
+from rummysim.analysis.estimates import LEVEL, Estimate, ratio_estimates, wilson
 from rummysim.analysis.frames import ENDINGS
 
 RATIOS: dict[str, tuple[str, str, str]] = {
@@ -171,8 +172,8 @@ def summarize_condition(
     m["balance_hand"] = Estimate(balance(hand_counts), float("nan"), float("nan"), n_decided_hands)
     m["balance_game"] = balance_interval(game_counts)
     columns = per_game_columns(frame)
-    for metric, (num, den, _) in RATIOS.items():
-        m[metric] = ratio_estimate(columns[num], columns[den], seed=seed_for(name, metric, base=seed))
+    pairs = {metric: (columns[num], columns[den]) for metric, (num, den, _) in RATIOS.items()}
+    m.update(ratio_estimates(pairs, seed=seed_for(name, base=seed)))
     for metric, (col, among, _) in PROPORTIONS.items():
         rows = frame if among == "all" else decided
         m[metric] = wilson(int(rows[col].sum()), len(rows))

@@ -38,7 +38,7 @@ from scipy import stats
 from statsmodels.stats import proportion
 
 from rummysim.analysis.equivalence import standard_error
-from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate, bootstrap
+from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate, Resampled, percentile_interval
 from rummysim.analysis.metrics import ConditionSummary, StrategyShare, seed_for
 from rummysim.design import LADDER
 
@@ -120,8 +120,14 @@ def strength_difference(
     value = float(statistic(wins_a, wins_b)) if size else float("nan")
     if size < 2 or not math.isfinite(value):
         return Estimate(value, float("nan"), float("nan"), size)
-    if paired:
-        return bootstrap(statistic, (wins_a, wins_b), seed=seed)
+    if paired:  # one resample of the games serves both conditions (`Resampled`)
+        data = Resampled([wins_a, wins_b], seed=seed)
+        assert data.sums is not None
+        share_a, share_b = data.resampled(0)[:, None] / size, data.resampled(1)[:, None] / size
+        draws = statistic(share_a, share_b)
+        if not np.all(np.isfinite(draws)):  # a resample where S won all or none: no interval
+            return Estimate(value, float("nan"), float("nan"), size)
+        return Estimate(value, *percentile_interval(draws), size)
     result = stats.bootstrap(
         (wins_a, wins_b), statistic, paired=False, vectorized=True, n_resamples=RESAMPLES, confidence_level=LEVEL,
         method="percentile", random_state=np.random.default_rng(seed), batch=200,

@@ -1,0 +1,155 @@
+"""Read a run's tables in bounded memory: per-game sums computed batch by batch while reading.
+
+The analysis needs one row per game (`frames.game_frame`), never the hand rows together.
+So ``hands.parquet`` is read in record batches of `BATCH_ROWS` rows (pyarrow's
+``ParquetFile.iter_batches``), only the columns the metrics use, strings turned into
+small codes in Arrow before pandas sees them. A batch's whole games are summed
+(`frames.hand_sums`) and added to the score trajectories (`paths.ScorePaths`); the rows
+of its last game, which may go on in the next batch, are carried over. Memory is then
+one batch plus the per-game rows, about 0.3 KB per game, whatever the number of hands.
+
+Why pyarrow and not DuckDB: pyarrow already reads and writes every table here, its
+batches give the same pandas code the in-memory path runs (so both give the same numbers),
+and the per-game rows must be in memory anyway for the bootstrap. DuckDB would be a
+new dependency, and its SQL a second implementation of every per-game sum to keep equal.
+
+The tables rummysim writes keep each game's rows together (a chunk holds whole games,
+merged in order); a table that does not is refused rather than analysed wrongly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from rummysim.analysis.frames import ENDINGS, game_outcomes, hand_sums, join_games
+from rummysim.analysis.paths import ScorePaths
+from rummysim.errors import ConfigError
+from rummysim.tables import Results
+
+BATCH_ROWS = 1 << 19
+"""Hand rows read at once: about 40 MB as read, a few times that while summed."""
+HAND_COLUMNS = ("condition", "game", "hand", "seat", "position", "won", "points", "score", "went_out_by",
+                "went_rummy", "stalled", "turns")  # fmt: skip
+GAME_COLUMNS = ("condition", "game", "seat", "strategy", "won", "tied", "stalled")
+
+
+@dataclass
+class Frames:
+    """The per-game rows and score trajectories of every condition with games in the tables."""
+
+    games: dict[str, pd.DataFrame]
+    trajectories: dict[str, pd.DataFrame]
+
+
+def read_frames(results: Results, *, batch_rows: int = BATCH_ROWS) -> Frames:
+    """Return every condition's `game_frame` and trajectories, reading the hands in batches."""
+    results.check_tables("hands", "games")
+    conditions = results.experiment.conditions
+    names = [c.name for c in conditions]
+    n_players = [c.rules.n_players for c in conditions]
+    games = pq.read_table(
+        results.folder / "games.parquet", columns=list(GAME_COLUMNS), read_dictionary=["condition", "strategy"]
+    ).to_pandas()
+    outcomes = {
+        str(name): game_outcomes(rows)
+        for name, rows in games.groupby("condition", sort=False, observed=True)
+        if name in names
+    }
+    del games
+    sums: dict[int, list[pd.DataFrame]] = {i: [] for i, name in enumerate(names) if name in outcomes}
+    paths = {i: ScorePaths(n_players=n_players[i]) for i in sums}
+    seen = _Seen(names, n_players)
+
+    def add(rows: pd.DataFrame) -> None:
+        seen.check(rows)
+        condition = rows["condition"].to_numpy()
+        for code in map(int, np.unique(condition)):
+            if code in sums:
+                part = rows[condition == code]
+                sums[code].append(hand_sums(part, n_players=n_players[code]))
+                paths[code].add(part, outcomes[names[code]]["winner_seat"])
+
+    carry = None
+    for batch in pq.ParquetFile(results.folder / "hands.parquet").iter_batches(
+        batch_size=batch_rows, columns=list(HAND_COLUMNS)
+    ):
+        rows = _frame(batch, names)
+        if carry is not None:
+            rows = pd.concat([carry, rows], ignore_index=True)
+        whole, carry = _split_last_game(rows)
+        if len(whole):
+            add(whole)
+    if carry is not None and len(carry):
+        add(carry)
+    frames, trajectories = {}, {}
+    for code, parts in sums.items():
+        if not parts:  # games but no hands: nothing to analyse
+            continue
+        name = names[code]
+        frames[name] = join_games(outcomes[name], pd.concat(parts), n_players=n_players[code])
+        trajectories[name] = paths[code].means()
+    return Frames(frames, trajectories)
+
+
+def _frame(batch: pa.RecordBatch, names: list[str]) -> pd.DataFrame:
+    """Return a batch as pandas with codes for strings: condition by its place in `names` (-1 if absent)."""
+    columns: dict[str, object] = {}
+    for field in HAND_COLUMNS:
+        array = batch.column(field)
+        if field == "condition":
+            columns[field] = pc.index_in(array, value_set=pa.array(names)).fill_null(-1).to_numpy()
+        elif field == "went_out_by":
+            codes = pc.index_in(array, value_set=pa.array(ENDINGS[:-1])).fill_null(-1).to_numpy()
+            columns[field] = pd.Categorical.from_codes(codes, categories=pd.Index(ENDINGS[:-1]))
+        else:
+            columns[field] = array.to_numpy(zero_copy_only=False)
+    return pd.DataFrame(columns)
+
+
+def _split_last_game(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return (rows of whole games, rows of the last game), which may go on in the next batch."""
+    cut = _last_run_start(rows["condition"].to_numpy(), rows["game"].to_numpy())
+    return rows.iloc[:cut], rows.iloc[cut:].reset_index(drop=True)
+
+
+def _last_run_start(condition: np.ndarray, game: np.ndarray) -> int:
+    """Return the index of the first row of the trailing run of rows with the last row's (condition, game)."""
+    other = np.flatnonzero((condition != condition[-1]) | (game != game[-1]))
+    return int(other[-1]) + 1 if len(other) else 0
+
+
+class _Seen:
+    """The games already summed, per condition, to refuse a table whose games' rows are not together or not whole."""
+
+    def __init__(self, names: list[str], n_players: list[int]) -> None:
+        self.names, self.n_players = names, n_players
+        self.done = [np.zeros(0, dtype=bool) for _ in names]
+
+    def check(self, rows: pd.DataFrame) -> None:
+        """Raise `ConfigError` unless every game of `rows` is whole (n rows a hand) and was not summed before."""
+        condition, game = rows["condition"].to_numpy(), rows["game"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, (condition[1:] != condition[:-1]) | (game[1:] != game[:-1])])
+        sizes = np.diff(np.r_[starts, len(rows)])
+        hands = np.maximum.reduceat(rows["hand"].to_numpy(), starts) + 1
+        for code in np.unique(condition[starts]):
+            if code < 0:
+                continue
+            mine = condition[starts] == code
+            runs = game[starts[mine]]
+            done = self.done[code]
+            if runs.max() >= len(done):
+                done = self.done[code] = np.concatenate([done, np.zeros(runs.max() + 1 - len(done), dtype=bool)])
+            broken = np.flatnonzero(done[runs] | (sizes[mine] != self.n_players[code] * hands[mine]))
+            if len(np.unique(runs)) < len(runs) or len(broken):
+                shown = runs[broken[0]] if len(broken) else runs[0]
+                raise ConfigError(
+                    f"hands.parquet: the rows of game {shown} of condition {self.names[code]} are not together, or "
+                    "not whole; the analysis reads games whole, as rummysim writes them (chunks of whole games)"
+                )
+            done[runs] = True
