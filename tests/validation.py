@@ -10,16 +10,24 @@ replications (`consistent_with`); run this file to print the figures:
 
 from __future__ import annotations
 
+import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
 
+from rummysim.analysis import analyze
 from rummysim.analysis.compare import Comparison, Verdict, compare, holm, rule_out
 from rummysim.analysis.frames import game_frame
 from rummysim.analysis.metrics import balance_interval, summarize_condition
-from rummysim.tables import SCHEMAS
+from rummysim.experiment import parse_experiment
+from rummysim.tables import MANIFEST, SCHEMAS, Results, load_results
 
 LINEUP = ["strong", "weak", "weak"]
 
@@ -149,6 +157,174 @@ def planned_rates(
     return counts
 
 
+# --- Hands correlated within a game and with its outcome -------------------------------------------------------
+
+HAND_METRICS = ("first_seat_advantage_hand", "points_per_hand", "rummy_rate")
+"""The hand-level metrics whose intervals `luck_coverage` measures."""
+TILT = 1.0 / 3.0
+"""A tilted game's position component gives the first seat 1/3 ± TILT (see `luck_tables`): 2/3 or 0."""
+TRUTH = {
+    "a": {"first_seat_advantage_hand": 0.0, "points_per_hand": 10.0 + 19.5, "rummy_rate": 0.2},
+    "b": {"first_seat_advantage_hand": 0.0, "points_per_hand": 10.0 + 29.5, "rummy_rate": 0.2},
+    "b - a": {"first_seat_advantage_hand": 0.0, "points_per_hand": 10.0, "rummy_rate": 0.0},
+}
+"""The true value of each hand-level metric in conditions a and b of `luck_tables`, and of b - a."""
+
+
+def luck_tables(rng: np.random.Generator, *, games: int, hands: int, n: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return (hands, games) of two paired conditions a and b whose games each have a latent luck.
+
+    Every game g draws, shared by both conditions: a first dealer; a lucky seat; how lucky
+    it is, a_g ~ U(1/3, 0.9); a tilt s_g = ±1 of the first seat; a richness t_g ~ U(0, 1).
+    Each hand, with probability 0.6 the position component picks the winner (the seat that
+    plays first with probability 1/3 + s_g TILT = 2/3 or 0, in b 1/3 - s_g TILT: the change
+    reverses which deals favour the first seat; else one of the others), otherwise the seat
+    component does (the lucky seat with probability a_g, else one of the others). The
+    winner scores U{1..19} + floor(40 t_g) points (floor(60 t_g) in b) and goes rummy with
+    probability 0.4 t_g (0.4 (1 - t_g) in b). The game's winner is the seat with the highest
+    final score (ties broken at random), so the lucky seat usually wins: a game's hands are
+    correlated with each other and with its outcome. The hand draws are independent between
+    a and b given the game's luck. The true values are `TRUTH`: by symmetry over the tilt and
+    the lucky seat, the first seat's hand-level edge is 0 in both; points per hand 29.5 and
+    39.5 (a planted change of +10); rummy rate 0.2 in both (a change of 0 that varies by game).
+    """
+    first = rng.integers(n, size=games)
+    lucky = rng.integers(n, size=games)
+    strength = rng.uniform(1.0 / 3.0, 0.9, size=games)
+    tilt = rng.choice([-1.0, 1.0], size=games)
+    rich = rng.random(games)
+    g = np.repeat(np.arange(games), hands)
+    h = np.tile(np.arange(hands), games)
+    dealer = (first[g] + h) % n
+    tables = []
+    for name, sign, scale, rummy in (("a", 1.0, 40, 0.4 * rich), ("b", -1.0, 60, 0.4 * (1.0 - rich))):
+        size = len(g)
+        other = 1 + rng.integers(n - 1, size=size)  # an offset to one of the other n - 1 seats or positions
+        first_wins = rng.random(size) < 1.0 / n + sign * tilt[g] * TILT
+        by_position = (dealer + 1 + np.where(first_wins, 0, other)) % n
+        by_seat = np.where(rng.random(size) < strength[g], lucky[g], (lucky[g] + other) % n)
+        winner = np.where(rng.random(size) < 0.6, by_position, by_seat)
+        points = rng.integers(1, 20, size=size) + np.floor(scale * rich[g]).astype(int)
+        went_rummy = rng.random(size) < rummy[g]
+        tables.append(_luck_condition(name, n=n, hands=hands, dealer=dealer, winner=winner, points=points,
+                                      went_rummy=went_rummy, first=first, rng=rng))  # fmt: skip
+    return pd.concat([t[0] for t in tables], ignore_index=True), pd.concat([t[1] for t in tables], ignore_index=True)
+
+
+def _luck_condition(
+    name: str, *, n: int, hands: int, dealer: np.ndarray, winner: np.ndarray, points: np.ndarray,
+    went_rummy: np.ndarray, first: np.ndarray, rng: np.random.Generator,
+) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """Return the (hands, games) tables of one condition of `luck_tables` from its hands' winners."""
+    games = len(first)
+    rows = len(winner)
+    seat = np.tile(np.arange(n), rows)
+    row = np.repeat(np.arange(rows), n)
+    won = seat == winner[row]
+    gain = np.where(won, points[row], 0)
+    score = np.cumsum(gain.reshape(games, hands, n), axis=1).reshape(-1)
+    hands_table = pd.DataFrame({
+        "condition": name, "game": row // hands, "hand": row % hands, "seat": seat, "strategy": "greedy",
+        "dealer": dealer[row], "position": (seat - dealer[row] - 1) % n, "won": won, "points": gain, "score": score,
+        "went_out_by": "discard", "went_rummy": won & went_rummy[row], "multiplier": 1, "stalled": False, "turns": 20,
+        "n_rebuilds": 0, "holding_end": "", "holding_points": 0,
+    })[SCHEMAS["hands"].names]  # fmt: skip
+    final = score.reshape(games, hands, n)[:, -1, :]
+    top = np.argmax(final + rng.random(final.shape) * 0.5, axis=1)  # scores are whole: the noise only breaks ties
+    game_seat = np.tile(np.arange(n), games)
+    game = np.repeat(np.arange(games), n)
+    games_table = pd.DataFrame({
+        "condition": name, "game": game, "seat": game_seat, "strategy": "greedy", "score": final.reshape(-1),
+        "won": game_seat == top[game], "tied": False, "n_hands": hands,
+        "hands_won": won.reshape(games, hands, n).sum(axis=1).reshape(-1), "n_stalled": 0,
+        "first_dealer": first[game], "stalled": False,
+    })[SCHEMAS["games"].names]  # fmt: skip
+    return hands_table, games_table
+
+
+def results_of(folder: Path, hands: pd.DataFrame, games: pd.DataFrame, *, conditions: list[str], n: int) -> Results:
+    """Write synthetic tables as a finished run's folder and return its `Results` (as `rummysim report` reads it).
+
+    The experiment seats n greedy bots in every condition under the same table size, so its
+    planned comparisons are paired, each condition against the first.
+    """
+    spec = {
+        "name": "luck", "question": "Does a game's luck fool the intervals?", "seed": 0,
+        "games": int(games["game"].nunique()), "players": ["greedy"] * n,
+        "conditions": {c: {"rules": {"ace_points": 1 + i}} for i, c in enumerate(conditions)},
+    }  # fmt: skip
+    experiment = parse_experiment(spec, source="luck.yaml")
+    manifest = {"experiment": experiment.to_dict(), "source": "luck.yaml"}
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    for kind, table in (("hands", hands), ("games", games)):
+        pq.write_table(pa.Table.from_pandas(table, schema=SCHEMAS[kind], preserve_index=False),
+                       folder / f"{kind}.parquet")  # fmt: skip
+    return load_results(folder)
+
+
+def naive_intervals(hands: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """Return 95% intervals of the hand-level metrics that treat every hand as an independent unit.
+
+    Keys: ``metric`` for condition a, ``metric (b)`` and ``metric (b - a)``: Wilson intervals
+    over hands for the first seat's edge and the rummy rate, a normal interval of the mean
+    points over hands; for b - a, a normal interval of the mean per-hand difference (hand h
+    of game g in b less the same hand in a), as if hands, not games, were paired units.
+    """
+    winners = hands[hands["won"]].sort_values(["condition", "game", "hand"])
+    values = {}
+    for name, rows in winners.groupby("condition"):
+        values[name] = {
+            "first_seat_advantage_hand": (rows["position"] == 0).to_numpy(dtype=float),
+            "points_per_hand": rows["points"].to_numpy(dtype=float),
+            "rummy_rate": rows["went_rummy"].to_numpy(dtype=float),
+        }
+    out: dict[str, tuple[float, float]] = {}
+    for name, suffix in (("a", ""), ("b", " (b)")):
+        for metric, x in values[name].items():
+            if metric == "points_per_hand":
+                half = 1.96 * x.std(ddof=1) / np.sqrt(len(x))
+                out[metric + suffix] = (x.mean() - half, x.mean() + half)
+            else:
+                low, high = proportion_confint(int(x.sum()), len(x), alpha=0.05, method="wilson")
+                shift = 1.0 / 3.0 if metric == "first_seat_advantage_hand" else 0.0
+                out[metric + suffix] = (float(low) - shift, float(high) - shift)
+    for metric in HAND_METRICS:
+        d = values["b"][metric] - values["a"][metric]
+        half = 1.96 * d.std(ddof=1) / np.sqrt(len(d))
+        out[f"{metric} (b - a)"] = (d.mean() - half, d.mean() + half)
+    return out
+
+
+def luck_coverage(*, reps: int, games: int, hands: int, seed: int) -> dict[str, dict[str, int]]:
+    """Return how many of `reps` 95% intervals covered the true hand-level metrics of `luck_tables`.
+
+    Each replication draws two paired conditions of `games` games of `hands` hands with a
+    latent luck per game, writes them as a run's folder and runs `analyze` (bootstrap seed
+    = the replication's index). Counts, under ``"analysis"`` (the report's intervals) and
+    ``"naive"`` (`naive_intervals`, hands as units), keyed ``metric`` for condition a,
+    ``metric (b)`` and ``metric (b - a)`` for the paired difference.
+    """
+    rng = np.random.default_rng(seed)
+    counts: dict[str, dict[str, int]] = {"analysis": {}, "naive": {}}
+    for i in range(reps):
+        hand_rows, game_rows = luck_tables(rng, games=games, hands=hands)
+        with tempfile.TemporaryDirectory(prefix="rummysim-luck-") as folder:
+            analysis = analyze(results_of(Path(folder), hand_rows, game_rows, conditions=["a", "b"], n=3), seed=i)
+        (comparison,) = analysis.comparisons
+        found = {}
+        for metric in HAND_METRICS:
+            for key, estimate in ((metric, analysis.condition("a").metrics[metric]),
+                                  (f"{metric} (b)", analysis.condition("b").metrics[metric]),
+                                  (f"{metric} (b - a)", comparison.differences[metric])):  # fmt: skip
+                found[key] = (estimate.low, estimate.high)
+        for kind, intervals in (("analysis", found), ("naive", naive_intervals(hand_rows))):
+            for key, (low, high) in intervals.items():
+                metric, _, which = key.partition(" (")
+                truth = TRUTH[which.rstrip(")") or "a"][metric]
+                counts[kind][key] = counts[kind].get(key, 0) + int(low <= truth <= high)
+    return counts
+
+
 def main() -> None:
     reps = 2000
     print(f"Balance (game level), {reps} replications each: coverage of the true Balance")
@@ -164,6 +340,14 @@ def main() -> None:
         rates = ", ".join(f"{k} {v / r:.3f}" for k, v in counts.items() if k != "detectable")
         print(f"{name} ({r} replications, {scenario['games']} paired games): {rates}, "
               f"mean detectable Order change {counts['detectable'] / r / 1e6:.4f}")  # fmt: skip
+    r = LUCK["reps"]
+    luck = luck_coverage(**LUCK)
+    print(
+        f"Hands correlated within a game ({r} replications of {LUCK['games']} paired games of {LUCK['hands']} "
+        f"hands, seed {LUCK['seed']}): coverage of the report's intervals / of intervals over hands as units"
+    )
+    for key in luck["analysis"]:
+        print(f"  {key}: {luck['analysis'][key] / r:.3f} / {luck['naive'][key] / r:.3f}")  # fmt: skip
 
 
 SCENARIOS: dict[str, dict[str, Any]] = {
@@ -176,6 +360,8 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     "at the margin": {"reps": 200, "games": 600, "strong_a": 0.5, "strong_b": 0.6, "seed": 103,
                       "order_margin": 0.15},
 }  # fmt: skip
+LUCK: dict[str, int] = {"reps": 1000, "games": 200, "hands": 10, "seed": 10}
+"""The replications docs/metrics.md quotes for `luck_coverage` (tests/test_validation.py runs fewer by default)."""
 
 
 if __name__ == "__main__":
