@@ -130,10 +130,11 @@ def _luck_checks(counts: dict[str, dict[str, int]], reps: int) -> None:
     """The report's bootstrap intervals cover about 95% (per condition, paired change); hands-as-units ones less."""
     analysis, naive = counts["analysis"], counts["naive"]
     changes = [f"{m} (b - a)" for m in ("first_seat_advantage_hand", "points_per_hand", "rummy_rate")]
-    covered = ["points_per_hand", "points_per_hand (b)", "rummy_rate", "rummy_rate (b)", *changes]
+    edges = ["first_seat_advantage_hand", "first_seat_advantage_hand (b)"]
+    covered = ["points_per_hand", "points_per_hand (b)", "rummy_rate", "rummy_rate (b)", *edges, *changes]
     for key in covered:
         assert consistent_with(analysis[key], reps, 0.95), (key, analysis[key], reps)
-    undercovered = ["points_per_hand", "points_per_hand (b)", *changes]
+    undercovered = ["points_per_hand", "points_per_hand (b)", *edges, *changes]
     for key in undercovered:
         assert not consistent_with(naive[key], reps, 0.95, alternative="less"), (key, naive[key], reps)
 

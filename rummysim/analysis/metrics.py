@@ -158,10 +158,16 @@ def summarize_condition(
         per_seat = share.shifted(0.0, scale=1.0 / seats)
         order = per_seat.shifted(-1.0 / n, scale=1.0 / (1.0 - 1.0 / n))
         strategies.append(StrategyShare(strategy=label, seats=seats, share=share, per_seat=per_seat, order=order))
+    columns = per_game_columns(frame)
+    pairs = {metric: (columns[num], columns[den]) for metric, (num, den, _) in RATIOS.items()}
+    # The hands of one game share its luck, so a seat's share of hands is resampled by whole games too
+    # (a Wilson interval over hands covered 76% on tables whose hands are correlated: docs/metrics.md).
+    seats = {f"seat_hand_{p}": (columns[f"hands_won_{p}"], columns["decided_hands"]) for p in range(n)}
+    found = ratio_estimates({**pairs, **seats}, seed=seed_for(name, base=seed))
     summary = ConditionSummary(
         name=name, n_players=n, games=len(frame), decided_games=len(decided), hands=int(frame["hands"].sum()),
         decided_hands=n_decided_hands,
-        seat_hand=[wilson(int(c), n_decided_hands) for c in hand_counts],
+        seat_hand=[found[f"seat_hand_{p}"] for p in range(n)],
         seat_game=[wilson(int(c), len(decided)) for c in game_counts],
         uniform_hand=uniformity(hand_counts), uniform_game=uniformity(game_counts), strategies=strategies,
     )  # fmt: skip
@@ -171,9 +177,7 @@ def summarize_condition(
     # Hands of one game share scores, so hand-level Balance is a point value beside its chi-square test.
     m["balance_hand"] = Estimate(balance(hand_counts), float("nan"), float("nan"), n_decided_hands)
     m["balance_game"] = balance_interval(game_counts)
-    columns = per_game_columns(frame)
-    pairs = {metric: (columns[num], columns[den]) for metric, (num, den, _) in RATIOS.items()}
-    m.update(ratio_estimates(pairs, seed=seed_for(name, base=seed)))
+    m.update({metric: found[metric] for metric in pairs})
     for metric, (col, among, _) in PROPORTIONS.items():
         rows = frame if among == "all" else decided
         m[metric] = wilson(int(rows[col].sum()), len(rows))
