@@ -162,8 +162,8 @@ def summarize_condition(
     pairs = {metric: (columns[num], columns[den]) for metric, (num, den, _) in RATIOS.items()}
     # The hands of one game share its luck, so a seat's share of hands is resampled by whole games too
     # (a Wilson interval over hands covered 76% on tables whose hands are correlated: docs/metrics.md).
-    seats = {f"seat_hand_{p}": (columns[f"hands_won_{p}"], columns["decided_hands"]) for p in range(n)}
-    found = ratio_estimates({**pairs, **seats}, seed=seed_for(name, base=seed))
+    seat_pairs = {f"seat_hand_{p}": (columns[f"hands_won_{p}"], columns["decided_hands"]) for p in range(n)}
+    found = ratio_estimates({**pairs, **seat_pairs}, seed=seed_for(name, base=seed))
     summary = ConditionSummary(
         name=name, n_players=n, games=len(frame), decided_games=len(decided), hands=int(frame["hands"].sum()),
         decided_hands=n_decided_hands,
