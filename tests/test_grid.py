@@ -94,3 +94,34 @@ def test_a_grid_report_has_the_effects_table_the_heat_map_and_its_csv(tmp_path):
     assert report.figures["grid_heatmap"].stat().st_size > 0
     table = report.tables["effects"].read_text().splitlines()
     assert table[0] == "arm,measure,kind,effect,estimate,low,high,games" and len(table) == 1 + 3 * 3
+
+
+PLANTED = {(a, b): 1 / 3 + 0.10 * a + 0.05 * b + 0.08 * a * b for a in (0, 1) for b in (0, 1)}
+"""A 2 x 2 grid of the first seat's game share: main effects 0.14 and 0.09 (each averaged over the
+other factor), interaction 0.08."""
+TRUE_EFFECTS = {
+    ("main", "ace=high_or_low"): 0.14,
+    ("main", "going_out=discard"): 0.09,
+    ("interaction", "ace=high_or_low × going_out=discard"): 0.08,
+}
+
+
+def grid_coverage(*, reps: int, games: int, seed: int) -> dict[tuple[str, str], int]:
+    """Return how many of `reps` planted grids' intervals cover each true effect (docs/metrics.md quotes it)."""
+    covered = dict.fromkeys(TRUE_EFFECTS, 0)
+    for rep in range(reps):
+        experiment, frames, summaries = planted(PLANTED, games=games, seed=seed + rep)
+        for e in effects(experiment, frames=frames, summaries=summaries, strategy={"": None}):
+            if e.measure == "first_seat_advantage_game":
+                truth = TRUE_EFFECTS[e.kind, e.term]
+                covered[e.kind, e.term] += e.estimate.low <= truth <= e.estimate.high
+    return covered
+
+
+@pytest.mark.slow
+def test_the_grids_intervals_cover_planted_main_effects_and_interactions():
+    from validation import consistent_with
+
+    reps = 400
+    for term, hits in grid_coverage(reps=reps, games=600, seed=1000).items():
+        assert consistent_with(hits, reps, 0.95, alternative="less"), (term, hits, reps)
