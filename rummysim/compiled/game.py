@@ -108,6 +108,26 @@ def rebuild_stock(rules: np.ndarray, h: Hand, key: np.uint64) -> bool:
     return True
 
 
+@kernel(inline=True)
+def draw_card(rules: np.ndarray, h: Hand, seat: int, take: bool, key: np.uint64) -> int:
+    """Draw for a seat: the top discard if `take` (R4.1), else the stock's top, rebuilding it when empty (R10.1).
+
+    Set ``TAKEN`` to the card taken (-1 if none); return the card, or -1 if the hand stalls (R10.2).
+    """
+    h.counts[TAKEN] = -1
+    if take and h.counts[PILE]:
+        h.counts[PILE] -= 1
+        card = h.pile[h.counts[PILE]]
+        h.counts[TAKEN] = card
+    else:
+        if not h.counts[STOCK] and not rebuild_stock(rules, h, key):
+            return -1
+        h.counts[STOCK] -= 1
+        card = h.stock[h.counts[STOCK]]
+    h.holdings[seat] |= 1 << card
+    return card
+
+
 @njit(cache=True)
 def check_cards(h: Hand) -> None:
     """Raise unless each of the 52 cards is in exactly one place: a holding, a pile or a meld (R1.2)."""
@@ -133,18 +153,12 @@ def _turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, policy: int, params
     """Play one turn (R4); return how the seat went out (`WENT_OUT_BY` code), 0, or `_STALLED`."""
     h.counts[DRAWN] = h.counts[TAKEN] = -1
     takes = uniform_draw(h, seat) if policy == UNIFORM else greedy_draw(tb, h, seat)
-    if takes:  # R4.1: the top discard
-        h.counts[PILE] -= 1
-        card = h.pile[h.counts[PILE]]
-        h.counts[TAKEN] = card
+    card = draw_card(rules, h, seat, takes, key)
+    if card < 0:
+        return _STALLED
+    if h.counts[TAKEN] >= 0:  # taken from the discard pile: public (cautious' memory)
         h.known[seat] |= 1 << card
-    else:
-        if not h.counts[STOCK] and not rebuild_stock(rules, h, key):
-            return _STALLED
-        h.counts[STOCK] -= 1
-        card = h.stock[h.counts[STOCK]]
     h.counts[DRAWN] = card
-    h.holdings[seat] |= 1 << card
     h.sizes[seat] += 1
     if policy == UNIFORM:
         n = uniform_plays(tb, rules, h, seat)

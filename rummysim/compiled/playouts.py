@@ -19,7 +19,7 @@ from numba import njit
 from rummysim.compiled.arrange import Tables, points
 from rummysim.compiled.bits import kernel, popcount
 from rummysim.compiled.columns import rules_array, tables_of
-from rummysim.compiled.game import rebuild_stock
+from rummysim.compiled.game import draw_card
 from rummysim.compiled.policies import greedy_discard, greedy_draw, hopeful_discard, plan_plays
 from rummysim.compiled.state import (
     MELDS,
@@ -64,23 +64,6 @@ def _cut_off(tb: Tables, h: Hand, me: int) -> float:
 
 
 @kernel()
-def _draw(rules: np.ndarray, h: Hand, seat: int, take: bool, key: np.uint64) -> int:
-    """`rollout.draw`: the card drawn (the top discard if `take`), or -1 if the hand stalls (R10)."""
-    h.counts[TAKEN] = -1
-    if take and h.counts[PILE]:
-        h.counts[PILE] -= 1
-        card = h.pile[h.counts[PILE]]
-        h.counts[TAKEN] = card
-    else:
-        if not h.counts[STOCK] and not rebuild_stock(rules, h, key):
-            return -1
-        h.counts[STOCK] -= 1
-        card = h.stock[h.counts[STOCK]]
-    h.holdings[seat] |= 1 << card
-    return card
-
-
-@kernel()
 def _finish_turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, melded_before: bool, hope: float) -> int:
     """`rollout.finish_turn`: greedy's plays, then its discard (hopeful if `hope`); -1 if still in, else rummy."""
     n = plan_plays(tb, rules, h, seat)[0]
@@ -112,7 +95,7 @@ def _playout(
     n = h.holdings.size
     for _ in range(depth):
         take = greedy_draw(tb, h, seat)
-        card = _draw(rules, h, seat, take, key)
+        card = draw_card(rules, h, seat, take, key)
         if card < 0:
             return 0.0
         rummy = _finish_turn(tb, rules, h, seat, h.has_melded[seat] == 1, hope if seat == me else 0.0)
@@ -166,7 +149,7 @@ def judge(
             _load(h, cards[s], sizes[s], fits, has_melded[s])
             if kind == DRAW:
                 take = options[c] == 1
-                card = _draw(rules, h, me, take, key)
+                card = draw_card(rules, h, me, take, key)
                 if card < 0:
                     continue  # the hand stalls: 0
                 rummy = _finish_turn(tb, rules, h, me, melded, hope)
