@@ -141,10 +141,10 @@ def run(
         ) from None
     click.echo(str(results.folder))
     if not no_report:
-        _write_report(results.folder, quiet=quiet)
+        _write_report(results.folder, quiet=quiet, analysis=results.analysis)
 
 
-def _write_report(folder: Path, *, quiet: bool) -> None:
+def _write_report(folder: Path, *, quiet: bool, analysis: Any = None) -> None:
     from rummysim.report import build_report
     from rummysim.tables import load_results
 
@@ -152,7 +152,7 @@ def _write_report(folder: Path, *, quiet: bool) -> None:
     if not quiet:
         click.echo("analysing the tables and drawing the report ...", err=True)
     try:
-        report = build_report(folder)
+        report = build_report(folder, analysis=analysis)
     except OSError as error:
         raise disk_error(
             error, folder=folder, doing="writing the report", then=f"run: rummysim report {folder}"

@@ -190,7 +190,8 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     while True:
         waves.append({c.name: experiment.games_of(c) for c in experiment.conditions})
         results = _play(experiment, folder, **options)
-        found = precision.widths(analyze(results), experiment.precision)
+        analysis = analyze(results)
+        found = precision.widths(analysis, experiment.precision)
         grow = precision.next_wave(experiment, found)
         if not grow:
             break
@@ -200,7 +201,9 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     manifest = results.manifest | {"precision": precision.record(experiment, waves, found)}
     with _writing(folder, "writing the manifest"):
         write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
-    return load_results(folder)
+    sized = load_results(folder)
+    sized.analysis = analysis  # the report's own analysis of these tables: `rummysim run` does not make it twice
+    return sized
 
 
 def _too_wide(found: Sequence[precision.Width]) -> str:

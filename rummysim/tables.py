@@ -194,6 +194,8 @@ class Results:
     folder: Path
     manifest: dict[str, Any] = field(repr=False)
     _cache: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+    analysis: Any = field(default=None, repr=False)
+    """The analysis a sized run already made of these tables (`rummysim.analysis.Analysis`), or None."""
 
     def check_tables(self, *kinds: str) -> None:
         """Raise `ConfigError` unless the folder has these tables, saying how to make them."""

@@ -169,3 +169,15 @@ def test_games_on_the_command_line_plays_exactly_that_many_and_sets_precision_as
     quick = run_experiment(sized(), out=tmp_path, n_jobs=1, games=30)
     assert "precision" not in quick.manifest
     assert quick.games.groupby("condition").game.nunique().to_dict() == {"basic": 30, "ace_high": 30, "three": 30}
+
+
+def test_the_run_commands_report_reuses_the_last_waves_analysis_and_matches_a_fresh_report(tmp_path):
+    path = tmp_path / "sized.yaml"
+    path.write_text(json.dumps(SPEC))
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path), "--jobs", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    written = (tmp_path / "sized" / "report.md").read_text()
+    assert "### How many games" in written
+    again = CliRunner().invoke(main, ["report", str(tmp_path / "sized"), "-q"])
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "sized" / "report.md").read_text() == written
