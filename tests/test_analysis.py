@@ -236,6 +236,26 @@ def test_a_planted_zero_change_is_ruled_out_beyond_the_margin_and_pairing_shows_
     assert 0.5 < comp.variance_ratios["order"] < 1.5  # independent draws: pairing buys nothing
 
 
+def test_an_equivalent_change_says_how_small_a_change_it_rules_out_and_an_open_one_what_is_still_possible():
+    """Issue 13 item 2: within the margin, the words give the largest change the interval leaves, not the margin."""
+    from rummysim.report.wording import rules_out
+
+    rng = np.random.default_rng(12)
+    a, b = paired_conditions(rng, games=2000, strong_a=0.5, strong_b=0.5)
+    comp = compare(a, b, paired=True)
+    holm([comp])
+    rule_out([comp], margins={"first_seat_edge": 5.0, "order": 0.2})
+    edge = comp.differences["first_seat_advantage_game"]
+    largest = max(abs(edge.low), abs(edge.high)) * 100
+    said = rules_out(comp, "first_seat_advantage_game")
+    assert said is not None and said.startswith("rules out a change of more than ")
+    assert f"{largest:.1f} pp either way, within the margin of 5.0 pp;" in said
+    rule_out([comp], margins={"first_seat_edge": 0.1, "order": 0.001})
+    said = rules_out(comp, "first_seat_advantage_game")
+    still = f"a change of up to {largest:.1f} pp is still possible, beyond the margin of 0.10 pp"
+    assert said is not None and still in said
+
+
 def test_the_smallest_detectable_change_grows_with_the_number_of_planned_tests():
     from rummysim.analysis.equivalence import detectable
 

@@ -121,16 +121,25 @@ def rules_out(comp: Comparison, metric: str) -> str | None:
         return None
     margin = amount(metric, b.margin)
     if b.equivalent:
-        head = f"rules out a change of {margin} (the margin) or more either way"
+        head = f"rules out a change of more than {amount(metric, b.possible)} either way, within the margin of {margin}"
     elif verdict.is_claim:
-        head = f"rules out changes outside [{signed(metric, b.interval.low)}, {signed(metric, b.interval.high)}]"
+        head = f"rules out changes outside {ends(metric, b.interval)}"
     else:
         head = f"a change of up to {amount(metric, b.possible)} is still possible, beyond the margin of {margin}"
     return f"{head}; the run could detect a change of {amount(metric, b.detectable)} (80% power after Holm)"
 
 
-def signed(metric: str, x: float) -> str:
-    return ("+" if x >= 0 else "-") + amount(metric, x)
+def ends(metric: str, e: Estimate) -> str:
+    """Return an interval's ends as the difference itself is shown: ``[-0.294, -0.287]``, ``[+0.3, +2.1] pp``.
+
+    >>> ends("order", Estimate(-0.291, -0.2941, -0.2873, 100))
+    '[-0.294, -0.287]'
+    >>> ends("first_seat_advantage_game", Estimate(0.012, 0.003, 0.021, 100))
+    '[+0.3, +2.1] pp'
+    """
+    scale, least, unit = (1.0, 3, "") if metric in ("order", "strength") else (100.0, 1, " pp")
+    digits = digits_for(e, scale=scale, least=least)
+    return f"[{e.low * scale:+.{digits}f}, {e.high * scale:+.{digits}f}]{unit}"
 
 
 def also(comp: Comparison, metric: str) -> str:
