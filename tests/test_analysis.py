@@ -257,7 +257,27 @@ def test_an_equivalent_change_says_how_small_a_change_it_rules_out_and_an_open_o
 
 
 def test_the_smallest_detectable_change_grows_with_the_number_of_planned_tests():
-    from rummysim.analysis.equivalence import detectable
+    from rummysim.analysis.equivalence import Spread, detectable
 
-    assert detectable(0.01, tests=1) == pytest.approx((1.959964 + 0.841621) * 0.01, rel=1e-5)
-    assert detectable(0.01, tests=6) > detectable(0.01, tests=1)
+    same = Spread(0.01, 0.01, 0.0)
+    assert detectable(same, tests=1) == pytest.approx((1.959964 + 0.841621) * 0.01, rel=1e-5)
+    assert detectable(same, tests=6) > detectable(same, tests=1)
+
+
+def test_the_detectable_change_of_an_exact_mcnemar_test_uses_its_null_scale_and_one_games_step():
+    """Connor's formula with a continuity correction: z(1 - a/2m) sqrt(psi / N) + z(0.8) sd(d) / sqrt(N) + 1 / N."""
+    from scipy import stats
+
+    from rummysim.analysis.equivalence import detectable, spread
+
+    # 1,000 paired games: 150 change from lost to won, 50 from won to lost (psi = 0.2, mean change 0.1)
+    a = np.r_[np.zeros(150), np.ones(50), np.zeros(400), np.ones(400)]
+    b = np.r_[np.ones(150), np.zeros(50), np.zeros(400), np.ones(400)]
+    s = spread(a, b, paired=True)
+    assert s.null_se == pytest.approx(np.sqrt(0.2 / 1000)) and s.step == pytest.approx(1 / 1000)
+    assert s.se == pytest.approx(np.sqrt((0.2 - 0.1**2) * 1000 / 999 / 1000))
+    z = stats.norm.ppf(1 - 0.05 / 6) * s.null_se + stats.norm.ppf(0.8) * s.se
+    assert detectable(s, tests=3, exact=True) == pytest.approx(z + 1 / 1000)
+    assert detectable(s, tests=3) == pytest.approx(z)
+    apart = spread(a, b, paired=False)
+    assert apart.null_se == apart.se and apart.step == 0.0

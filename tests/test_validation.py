@@ -94,7 +94,7 @@ def test_a_change_as_large_as_the_detectable_one_holds_in_80_percent_of_runs():
     scenario = SCENARIOS["at the detectable change"]
     counts, reps = planned_rates(**scenario), scenario["reps"]
     mean_detectable = counts["detectable"] / reps / 1e6
-    assert abs(mean_detectable - 0.10) < 0.01, mean_detectable  # the scenario is at the reported change
+    assert abs(mean_detectable - 0.108) < 0.005, mean_detectable  # the scenario is at the reported change
     assert consistent_with(counts["order_holds"], reps, 0.80, alternative="less"), counts
     assert consistent_with(counts["order_covered"], reps, 0.95), counts
 

@@ -28,7 +28,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import test_proportions_2indep
 from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
-from rummysim.analysis.equivalence import MEASURES, Bounds, bounds, standard_error, variance_ratio
+from rummysim.analysis.equivalence import MEASURES, Bounds, Spread, bounds, spread, variance_ratio
 from rummysim.analysis.estimates import Estimate, Pair, difference_estimates
 from rummysim.analysis.metrics import (
     PROPORTIONS,
@@ -37,7 +37,7 @@ from rummysim.analysis.metrics import (
     per_game_columns,
     seed_for,
 )
-from rummysim.analysis.skill import SCORE_TEST, compare_skill, measured
+from rummysim.analysis.skill import MCNEMAR, SCORE_TEST, compare_skill, measured
 from rummysim.compat import StrEnum
 from rummysim.design import Condition
 from rummysim.specs import strategy_label
@@ -110,8 +110,8 @@ class Comparison:
     """Metrics whose events (rummies, stalls, ties, ...) happened in neither condition."""
     variance_ratios: dict[str, float] = field(default_factory=dict)
     """Paired only: each difference's variance over an unpaired design's on the same games (`variance_ratio`)."""
-    standard_errors: dict[str, float] = field(default_factory=dict)
-    """The standard error of each planned difference (`MEASURES`)."""
+    spreads: dict[str, Spread] = field(default_factory=dict)
+    """The standard errors of each planned difference (`MEASURES`), for its smallest detectable change."""
     bounds: dict[str, Bounds] = field(default_factory=dict)
     """What each planned difference rules out (`rule_out`, after Holm's correction)."""
 
@@ -188,7 +188,7 @@ def compare(
         if paired:
             result.variance_ratios[metric] = variance_ratio(a, b)
         if metric in MEASURES:  # per-game values, one per game (den 1)
-            result.standard_errors[metric] = standard_error(a[0], b[0], paired=paired)
+            result.spreads[metric] = spread(a[0], b[0], paired=paired)
 
     columns_a, columns_b = per_game_columns(games_a), per_game_columns(games_b)
     for metric, (num, den, _) in RATIOS.items():
@@ -241,7 +241,7 @@ def _first_seat_paired(
     diff("first_seat_advantage_game", (wins_a, ones), (wins_b, ones))
     if len(wins_a):
         result.tests["first_seat_advantage_game"] = Test(
-            "first_seat_advantage_game", "exact McNemar", _mcnemar(wins_a.astype(bool), wins_b.astype(bool))
+            "first_seat_advantage_game", MCNEMAR, _mcnemar(wins_a.astype(bool), wins_b.astype(bool))
         )
         table = pd.crosstab(decided_a["winner_start"].to_numpy(), decided_b["winner_start"].to_numpy())
         table = table.reindex(index=range(n), columns=range(n), fill_value=0)
@@ -296,8 +296,8 @@ def rule_out(comparisons: Sequence[Comparison], *, margins: Mapping[str, float])
         for metric in MEASURES:
             if metric in comp.tests and metric in comp.differences:
                 comp.bounds[metric] = bounds(
-                    metric=metric, interval=comp.differences[metric], se=comp.standard_errors[metric],
-                    margins=margins, tests=tests,
+                    metric=metric, interval=comp.differences[metric], spread=comp.spreads[metric],
+                    margins=margins, tests=tests, exact=comp.tests[metric].method == MCNEMAR,
                 )  # fmt: skip
 
 

@@ -8,9 +8,13 @@ Order), with its 95% interval [L, U] and its standard error s:
   as large as the margin: the two one-sided tests of equivalence (Schuirmann's TOST),
   each at 2.5%.
 - **detectable**: the smallest change the run finds with 80% power after Holm's
-  correction over the experiment's m planned tests, (z(1 − α/2m) + z(0.8)) · s. Holm's
-  first step tests at α/m, so a change this large is found with at least 80% power
-  whatever the other tests show.
+  correction over the experiment's m planned tests, z(1 − α/2m) · s₀ + z(0.8) · s + c:
+  s₀ is the standard error with no change (the test's own scale: for paired games
+  √(mean(d²) / N), which for yes/no outcomes is McNemar's √((b + c) / N²)), s the one the
+  games show, and c, for an exact test of paired yes/no outcomes (McNemar's), one game's
+  change max|d| / N, its continuity correction (Connor 1987; Fleiss, Levin and Paik 2003,
+  ch. 13). Holm's first step tests at α/m, so a change this large is found with about 80%
+  power whatever the other tests show.
 - **variance ratio** (paired comparisons): the variance of the paired difference over
   the variance the same games would give unpaired, var(d_b − d_a) / (var(d_a) + var(d_b)),
   per game after linearising a ratio of sums (delta method). Below 1, pairing bought
@@ -49,8 +53,8 @@ class Bounds:
     """The difference other − reference with its 95% interval."""
     margin: float
     """The margin of equivalence, in the difference's own scale (a fraction for a share)."""
-    se: float
-    """The difference's standard error, from the games' own variance."""
+    spread: Spread
+    """The difference's standard errors and its exact test's step."""
     detectable: float
     """The smallest change found with 80% power after Holm's correction."""
 
@@ -65,13 +69,32 @@ class Bounds:
         return float(max(abs(self.interval.low), abs(self.interval.high)))
 
 
-def standard_error(a: np.ndarray, b: np.ndarray, *, paired: bool) -> float:
-    """Return the standard error of mean(b) − mean(a): per-game differences if paired, else apart."""
+@dataclass(frozen=True)
+class Spread:
+    """How much a difference of means varies: what the smallest detectable change is made of."""
+
+    se: float
+    """The standard error the games show: sd(d) / √N paired, √(var_a / N_a + var_b / N_b) apart."""
+    null_se: float
+    """The standard error were there no change, as the test sees it: √(mean(d²) / N) paired, else `se`."""
+    step: float
+    """One game's change to the mean difference, max|d| / N paired, 0 apart: an exact test's continuity."""
+
+
+def spread(a: np.ndarray, b: np.ndarray, *, paired: bool) -> Spread:
+    """Return the spread of mean(b) − mean(a): per-game differences d if paired, else each side apart.
+
+    >>> spread(np.array([0.0, 0, 1, 1]), np.array([1.0, 0, 1, 1]), paired=True)
+    Spread(se=0.25, null_se=0.25, step=0.25)
+    """
     if min(len(a), len(b)) < 2:
-        return float("nan")
+        return Spread(float("nan"), float("nan"), float("nan"))
     if paired:
-        return float(np.std(b - a, ddof=1) / math.sqrt(len(a)))
-    return float(math.sqrt(np.var(a, ddof=1) / len(a) + np.var(b, ddof=1) / len(b)))
+        d, n = b - a, len(a)
+        se = float(np.std(d, ddof=1) / math.sqrt(n))
+        return Spread(se, float(math.sqrt(np.mean(d**2) / n)), float(np.max(np.abs(d)) / n))
+    se = float(math.sqrt(np.var(a, ddof=1) / len(a) + np.var(b, ddof=1) / len(b)))
+    return Spread(se, se, 0.0)
 
 
 def linearised(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -96,19 +119,30 @@ def variance_ratio(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.nda
     return float(np.var(zb - za, ddof=1) / unpaired)
 
 
-def detectable(se: float, *, tests: int, power: float = POWER, alpha: float = ALPHA) -> float:
-    """Return the smallest change a two-sided test at α/m finds with the given power: (z(1 − α/2m) + z(power))·se.
+def detectable(spread: Spread, *, tests: int, exact: bool = False, power: float = POWER, alpha: float = ALPHA) -> float:
+    """Return the smallest change a two-sided test at α/m finds with the given power.
 
-    >>> round(detectable(1.0, tests=1), 3)
-    2.802
+    z(1 − α/2m) · s₀ + z(power) · s, plus one game's step when the test is exact (its
+    continuity correction):
+
+    >>> round(detectable(Spread(1.0, 1.0, 0.0), tests=1), 3), round(detectable(Spread(1.0, 1.0, 0.1), tests=1), 3)
+    (2.802, 2.802)
+    >>> round(detectable(Spread(1.0, 1.0, 0.1), tests=1, exact=True), 3)
+    2.902
     """
-    if not math.isfinite(se) or tests < 1:
+    if not math.isfinite(spread.se) or tests < 1:
         return float("nan")
     level = alpha / tests
-    return float((stats.norm.ppf(1 - level / 2) + stats.norm.ppf(power)) * se)
+    step = spread.step if exact else 0.0
+    return float(stats.norm.ppf(1 - level / 2) * spread.null_se + stats.norm.ppf(power) * spread.se + step)
 
 
-def bounds(*, metric: str, interval: Estimate, se: float, margins: Mapping[str, float], tests: int) -> Bounds:
-    """Return what a planned difference rules out, with the margin from the experiment (`MEASURES`)."""
+def bounds(
+    *, metric: str, interval: Estimate, spread: Spread, margins: Mapping[str, float], tests: int, exact: bool
+) -> Bounds:
+    """Return what a planned difference rules out, with the margin from the experiment (`MEASURES`).
+
+    `exact`: its test is exact on paired yes/no outcomes (McNemar's), so it needs one game's step more.
+    """
     key, unit = MEASURES[metric]
-    return Bounds(metric, interval, margins[key] * unit, se, detectable(se, tests=tests))
+    return Bounds(metric, interval, margins[key] * unit, spread, detectable(spread, tests=tests, exact=exact))

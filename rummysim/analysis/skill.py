@@ -37,7 +37,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats import proportion
 
-from rummysim.analysis.equivalence import standard_error
+from rummysim.analysis.equivalence import spread
 from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate, Resampled, percentile_interval
 from rummysim.analysis.metrics import ConditionSummary, StrategyShare, seed_for
 from rummysim.design import LADDER
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from rummysim.analysis.compare import Comparison
 
 SCORE_TEST = "Miettinen-Nurminen score test"
+MCNEMAR = "exact McNemar"
 """The unpaired test of two proportions: statsmodels' ``method="score"`` with its variance correction
 ``nobs / (nobs - 1)`` (statsmodels' default for a difference is Agresti-Caffo, which is not this test)."""
 
@@ -170,7 +171,7 @@ def compare_skill(
         order_b = (wins_b / seats_b - 1.0 / nb) / (1.0 - 1.0 / nb)
         diff("order", (order_a, np.ones(len(order_a))), (order_b, np.ones(len(order_b))))
         if result.paired and len(wins_a):
-            return {"order": ("exact McNemar", mcnemar(wins_a.astype(bool), wins_b.astype(bool)))}
+            return {"order": (MCNEMAR, mcnemar(wins_a.astype(bool), wins_b.astype(bool)))}
         if not result.paired and len(wins_a) and len(wins_b):
             test = proportion.test_proportions_2indep(
                 int(wins_b.sum()), len(wins_b), int(wins_a.sum()), len(wins_a), compare="diff", method="score",
@@ -183,7 +184,7 @@ def compare_skill(
         seed=seed_for(summary_a.name, summary_b.name, "strength", base=seed),
     )  # fmt: skip
     za, zb = linearised_strength(wins_a), linearised_strength(wins_b)
-    result.standard_errors["strength"] = standard_error(za, zb, paired=result.paired)
+    result.spreads["strength"] = spread(za, zb, paired=result.paired)
     if len(wins_a) and len(wins_b) and 0 < wins_a.mean() < 1 and 0 < wins_b.mean() < 1:
         # H0: equal strength, that is odds(w_b) / odds(w_a) = odds of the seat shares b over a.
         test = proportion.test_proportions_2indep(
