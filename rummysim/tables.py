@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from rummysim.checksums import chunk_record, table_record
+from rummysim.checksums import check_file, chunk_record, table_record
 from rummysim.design import Experiment, from_manifest
 from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
@@ -196,16 +196,33 @@ class Results:
     _cache: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
     analysis: Any = field(default=None, repr=False)
     """The analysis a sized run already made of these tables (`rummysim.analysis.Analysis`), or None."""
+    _proven: set[str] = field(default_factory=set, repr=False)
+    """The tables already checked against the manifest's checksums (`check_tables`)."""
 
     def check_tables(self, *kinds: str) -> None:
-        """Raise `ConfigError` unless the folder has these tables, saying how to make them."""
+        """Raise `ConfigError` unless the folder has these tables, and they are the ones its manifest records.
+
+        A table whose SHA-256 differs from the manifest's (another run's tables copied in, a
+        damaged file) is never read: every figure would belong to a run the manifest does
+        not describe. Each table is hashed once per `Results`.
+        """
+        again = f"play it again with: rummysim run {self.manifest.get('source', 'FILE')}"
         for kind in kinds:
-            if not (self.folder / f"{kind}.parquet").exists():
-                if kind == "turns":
-                    hint = " (run with --trace to record turns)"
-                else:  # committed results keep the manifest and report, not the tables
-                    hint = f"; play it again with: rummysim run {self.manifest.get('source', 'FILE')}"
+            path = self.folder / f"{kind}.parquet"
+            if not path.exists():
+                # committed results keep the manifest and report, not the tables
+                hint = " (run with --trace to record turns)" if kind == "turns" else f"; {again}"
                 raise ConfigError(f"{self.folder}: has no {kind}.parquet{hint}")
+            record = (self.manifest.get("tables") or {}).get(kind) or {}
+            if kind in self._proven or "sha256" not in record:
+                continue
+            problem = check_file(path, record)
+            if problem:
+                raise ConfigError(
+                    f"{self.folder}: {problem} in {MANIFEST} (another run's table, or a damaged one); "
+                    f"see rummysim verify {self.folder}, or {again}"
+                )
+            self._proven.add(kind)
 
     def _table(self, kind: str) -> pd.DataFrame:
         if kind not in self._cache:

@@ -6,6 +6,9 @@ the pivot-table trajectories below) and scipy's bootstrap drawn per metric.
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
@@ -17,6 +20,7 @@ from rummysim.analysis import estimates as est
 from rummysim.analysis.frames import game_frame
 from rummysim.analysis.metrics import RATIOS, per_game_columns, seed_for
 from rummysim.analysis.reading import read_frames
+from rummysim.checksums import file_digest
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.runner import run_experiment
@@ -85,8 +89,10 @@ def test_a_table_whose_games_rows_are_apart_is_refused(results, tmp_path):
     folder = tmp_path / "moved"
     folder.mkdir()
     pq.write_table(hands.take(order), folder / "hands.parquet")
-    pq.write_table(pq.read_table(results.folder / "games.parquet"), folder / "games.parquet")
-    (folder / "manifest.json").write_text((results.folder / "manifest.json").read_text())
+    shutil.copyfile(results.folder / "games.parquet", folder / "games.parquet")
+    manifest = json.loads((results.folder / "manifest.json").read_text())
+    manifest["tables"]["hands"]["sha256"] = file_digest(folder / "hands.parquet")  # a table someone else wrote
+    (folder / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ConfigError, match="the rows of game 0 of condition basic are not together, or not whole"):
         read_frames(load_results(folder), batch_rows=100)
 

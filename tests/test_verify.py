@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 import rummysim.chunks as chunks
 from rummysim.cli import main
+from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.runner import run_experiment
 from rummysim.tables import SCHEMAS
@@ -206,3 +207,23 @@ def test_a_manifest_from_before_checksums_verifies_the_rest_and_says_what_it_cou
         "points (R8), scores (R11); could not check: checksums of hands, games (the manifest, written by "
         "rummysim 0.1.0, records none)\n"
     )
+
+
+def test_report_refuses_tables_that_are_not_the_manifests_and_writes_nothing(copy):
+    """Another run's hands.parquet in the folder: every figure would be that run's, so the report is not drawn."""
+    hands = pd.read_parquet(copy / "hands.parquet")
+    rewrite(copy, "hands", hands[hands["game"] < 3], reseal=False)
+    (copy / "report.md").unlink(missing_ok=True)
+    result = CliRunner().invoke(main, ["report", str(copy)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == (
+        f"Error: {copy}: hands.parquet does not match its checksum in manifest.json (another run's table, or a "
+        f"damaged one); see rummysim verify {copy}, or play it again with: rummysim run tiny.yaml"
+    )
+    assert not (copy / "report.md").exists()
+    from rummysim.tables import load_results
+
+    results = load_results(copy)
+    assert len(results.games) > 0  # the games table is still this run's
+    with pytest.raises(ConfigError, match=r"hands\.parquet does not match its checksum"):
+        _ = results.hands
