@@ -229,6 +229,8 @@ def _play(experiment: Experiment, folder: Path, **options: Any) -> Results:
         if options["trace"] and not (folder / "turns.parquet").exists():
             raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
         finished = load_results(folder)
+        # tables the manifest does not record are never resumed, extended or cut
+        finished.check_tables("hands", "games", again="rerun with --force to play it again")
         played = {c.name: finished.experiment.games_of(c) for c in finished.experiment.conditions}
         if played == {c.name: experiment.games_of(c) for c in experiment.conditions}:
             return finished

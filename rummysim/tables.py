@@ -199,14 +199,14 @@ class Results:
     _proven: set[str] = field(default_factory=set, repr=False)
     """The tables already checked against the manifest's checksums (`check_tables`)."""
 
-    def check_tables(self, *kinds: str) -> None:
+    def check_tables(self, *kinds: str, again: str | None = None) -> None:
         """Raise `ConfigError` unless the folder has these tables, and they are the ones its manifest records.
 
         A table whose SHA-256 differs from the manifest's (another run's tables copied in, a
         damaged file) is never read: every figure would belong to a run the manifest does
-        not describe. Each table is hashed once per `Results`.
+        not describe. Each table is hashed once per `Results`. `again` says how to play it again.
         """
-        again = f"play it again with: rummysim run {self.manifest.get('source', 'FILE')}"
+        again = again or f"play it again with: rummysim run {self.manifest.get('source', 'FILE')}"
         for kind in kinds:
             path = self.folder / f"{kind}.parquet"
             if not path.exists():

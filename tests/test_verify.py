@@ -227,3 +227,15 @@ def test_report_refuses_tables_that_are_not_the_manifests_and_writes_nothing(cop
     assert len(results.games) > 0  # the games table is still this run's
     with pytest.raises(ConfigError, match=r"hands\.parquet does not match its checksum"):
         _ = results.hands
+
+
+def test_a_run_never_resumes_or_extends_tables_its_manifest_does_not_record(copy, fresh):
+    """The stale tables are refused with one line; --force plays the run again, to the manifest's own bytes."""
+    hands = pd.read_parquet(copy / "hands.parquet")
+    rewrite(copy, "hands", hands[hands["game"] < 3], reseal=False)
+    spec = {**SPEC, "games": 8}  # extending it would have split and kept the stale rows
+    with pytest.raises(ConfigError, match=r"hands\.parquet does not match its checksum .* rerun with --force"):
+        run_experiment(parse_experiment(spec, source="tiny.yaml"), out=copy.parent, n_jobs=1)
+    again = run_experiment(parse_experiment(SPEC, source="tiny.yaml"), out=copy.parent, n_jobs=1, force=True)
+    recorded = json.loads((fresh / "manifest.json").read_text())["tables"]
+    assert again.manifest["tables"]["hands"]["sha256"] == recorded["hands"]["sha256"]
