@@ -248,6 +248,21 @@ def test_a_planted_zero_change_is_ruled_out_beyond_the_margin_and_pairing_shows_
     assert 0.5 < comp.variance_ratios["order"] < 1.5  # independent draws: pairing buys nothing
 
 
+def test_a_change_that_holds_inside_the_margin_says_both_what_it_rules_out_and_the_margin():
+    from rummysim.report.wording import rules_out
+
+    a, b = paired_conditions(np.random.default_rng(3), games=4000, strong_a=0.5, strong_b=0.58)
+    comp = compare(a, b, paired=True)
+    holm([comp])
+    rule_out([comp], margins={"first_seat_edge": 1.0, "order": 0.5})
+    order = comp.differences["order"]
+    assert comp.verdict("order").is_claim and comp.bounds["order"].equivalent and order.low > 0
+    said = rules_out(comp, "order") or ""
+    assert said.startswith(
+        f"rules out changes outside [+{order.low:.3f}, +{order.high:.3f}], within the margin of 0.50;"
+    )
+
+
 def test_the_smallest_detectable_change_grows_with_the_number_of_planned_tests():
     from rummysim.analysis.equivalence import Spread, detectable
 

@@ -120,10 +120,11 @@ def rules_out(comp: Comparison, metric: str) -> str | None:
     if b is None or math.isnan(b.interval.low) or verdict in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
         return None
     margin = amount(metric, b.margin)
-    if b.equivalent:
-        head = f"rules out a change of more than {amount(metric, b.possible)} either way, within the margin of {margin}"
-    elif verdict.is_claim:
+    if verdict.is_claim:
         head = f"rules out changes outside {ends(metric, b.interval)}"
+        head += f", within the margin of {margin}" if b.equivalent else ""
+    elif b.equivalent:
+        head = f"rules out a change of more than {amount(metric, b.possible)} either way, within the margin of {margin}"
     else:
         head = f"a change of up to {amount(metric, b.possible)} is still possible, beyond the margin of {margin}"
     return f"{head}; the run could detect a change of {amount(metric, b.detectable)} (80% power after Holm)"
