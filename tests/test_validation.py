@@ -20,6 +20,7 @@ from validation import (
     luck_tables,
     paired_comparison,
     planned_rates,
+    unpaired_power,
 )
 
 from rummysim.analysis.frames import game_frame
@@ -97,6 +98,14 @@ def test_a_change_as_large_as_the_detectable_one_holds_in_80_percent_of_runs():
     assert abs(mean_detectable - 0.108) < 0.005, mean_detectable  # the scenario is at the reported change
     assert consistent_with(counts["order_holds"], reps, 0.80, alternative="less"), counts
     assert consistent_with(counts["order_covered"], reps, 0.95), counts
+
+
+def test_an_unpaired_change_as_large_as_the_detectable_one_holds_in_80_percent_of_runs():
+    """The score test of two independent shares, at Holm's first level: the reported change is found 4 times in 5."""
+    reps = 1000
+    change, held = unpaired_power(reps=reps, games=3000, seed=32)
+    assert 0.03 < change < 0.05, change
+    assert consistent_with(held, reps, 0.80), held / reps
 
 
 @pytest.mark.slow
