@@ -141,18 +141,19 @@ def run(
         ) from None
     click.echo(str(results.folder))
     if not no_report:
-        _write_report(results.folder, quiet=quiet, analysis=results.analysis)
+        _write_report(results.folder, quiet=quiet, results=results)
 
 
-def _write_report(folder: Path, *, quiet: bool, analysis: Any = None) -> None:
+def _write_report(folder: Path, *, quiet: bool, results: Any = None) -> None:
     from rummysim.report import build_report
     from rummysim.tables import load_results
 
-    load_results(folder).check_tables("hands", "games")  # an error before any work
+    results = results or load_results(folder)
+    results.check_tables("hands", "games")  # an error before any work (hashed once: the analysis reuses it)
     if not quiet:
         click.echo("analysing the tables and drawing the report ...", err=True)
     try:
-        report = build_report(folder, analysis=analysis)
+        report = build_report(folder, results=results)
     except OSError as error:
         raise disk_error(
             error, folder=folder, doing="writing the report", then=f"run: rummysim report {folder}"

@@ -201,9 +201,9 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     manifest = results.manifest | {"precision": precision.record(experiment, waves, found)}
     with _writing(folder, "writing the manifest"):
         write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
-    sized = load_results(folder)
-    sized.analysis = analysis  # the report's own analysis of these tables: `rummysim run` does not make it twice
-    return sized
+    results.manifest = manifest
+    results.analysis = analysis  # the report's own analysis of these tables: `rummysim run` does not make it twice
+    return results
 
 
 def _too_wide(found: Sequence[precision.Width]) -> str:
@@ -229,8 +229,9 @@ def _play(experiment: Experiment, folder: Path, **options: Any) -> Results:
         if options["trace"] and not (folder / "turns.parquet").exists():
             raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
         finished = load_results(folder)
-        # tables the manifest does not record are never resumed, extended or cut
-        finished.check_tables("hands", "games", again="rerun with --force to play it again")
+        # tables the manifest does not record are never resumed, extended or cut (`_reopen` splits every kind)
+        kinds = [k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()]
+        finished.check_tables(*kinds, again="rerun with --force to play it again")
         played = {c.name: finished.experiment.games_of(c) for c in finished.experiment.conditions}
         if played == {c.name: experiment.games_of(c) for c in experiment.conditions}:
             return finished

@@ -196,33 +196,37 @@ class Results:
     _cache: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
     analysis: Any = field(default=None, repr=False)
     """The analysis a sized run already made of these tables (`rummysim.analysis.Analysis`), or None."""
-    _proven: set[str] = field(default_factory=set, repr=False)
-    """The tables already checked against the manifest's checksums (`check_tables`)."""
+    _proven: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+    """The tables already checked against the manifest's checksums (`check_tables`): kind -> (size, mtime)."""
 
     def check_tables(self, *kinds: str, again: str | None = None) -> None:
         """Raise `ConfigError` unless the folder has these tables, and they are the ones its manifest records.
 
         A table whose SHA-256 differs from the manifest's (another run's tables copied in, a
         damaged file) is never read: every figure would belong to a run the manifest does
-        not describe. Each table is hashed once per `Results`. `again` says how to play it again.
+        not describe; nor is a table the manifest does not record. A manifest older than the
+        records (no ``tables``) is trusted. Each table is hashed once per `Results`, again
+        only if the file changes. `again` says how to play it again.
         """
         again = again or f"play it again with: rummysim run {self.manifest.get('source', 'FILE')}"
+        recorded = self.manifest.get("tables")
         for kind in kinds:
             path = self.folder / f"{kind}.parquet"
             if not path.exists():
                 # committed results keep the manifest and report, not the tables
                 hint = " (run with --trace to record turns)" if kind == "turns" else f"; {again}"
                 raise ConfigError(f"{self.folder}: has no {kind}.parquet{hint}")
-            record = (self.manifest.get("tables") or {}).get(kind) or {}
-            if kind in self._proven or "sha256" not in record:
+            stat = path.stat()
+            if recorded is None or self._proven.get(kind) == (stat.st_size, stat.st_mtime_ns):
                 continue
-            problem = check_file(path, record)
+            record = recorded.get(kind)
+            problem = check_file(path, record) if record else f"{kind}.parquet is not recorded"
             if problem:
                 raise ConfigError(
                     f"{self.folder}: {problem} in {MANIFEST} (another run's table, or a damaged one); "
                     f"see rummysim verify {self.folder}, or {again}"
                 )
-            self._proven.add(kind)
+            self._proven[kind] = (stat.st_size, stat.st_mtime_ns)
 
     def _table(self, kind: str) -> pd.DataFrame:
         if kind not in self._cache:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -234,7 +236,7 @@ def test_a_planted_zero_change_is_ruled_out_beyond_the_margin_and_pairing_shows_
     rule_out([comp], margins={"first_seat_edge": 5.0, "order": 0.2})
     edge = comp.bounds["first_seat_advantage_game"]
     assert edge.margin == pytest.approx(0.05) and edge.equivalent and 0 < edge.detectable < 0.05
-    largest = max(abs(edge.interval.low), abs(edge.interval.high)) * 100
+    largest = math.ceil(max(abs(edge.interval.low), abs(edge.interval.high)) * 1000) / 10  # rounded up, never down
     said = rules_out(comp, "first_seat_advantage_game")
     assert said is not None and said.startswith("rules out a change of more than ")
     assert f"{largest:.1f} pp either way, within the margin of 5.0 pp;" in said
@@ -261,6 +263,23 @@ def test_a_change_that_holds_inside_the_margin_says_both_what_it_rules_out_and_t
     assert said.startswith(
         f"rules out changes outside [+{order.low:.3f}, +{order.high:.3f}], within the margin of 0.50;"
     )
+
+
+def test_rule_out_gives_exact_mcnemar_tests_their_step_and_the_others_none():
+    from rummysim.analysis.equivalence import detectable
+
+    a, b = paired_conditions(np.random.default_rng(8), games=500, strong_a=0.5, strong_b=0.55)
+    for paired in (True, False):
+        comp = compare(a, b, paired=paired)
+        holm([comp])
+        rule_out([comp], margins={"first_seat_edge": 1.0, "order": 0.02})
+        tests = sum(1 for t in comp.tests.values() if not np.isnan(t.p))
+        for metric in ("first_seat_advantage_game", "order"):
+            spread, exact = comp.spreads[metric], comp.tests[metric].method == "exact McNemar"
+            assert exact is paired  # paired yes/no outcomes: McNemar; apart: the score test
+            assert (spread.step > 0) is paired
+            assert comp.bounds[metric].detectable == detectable(spread, tests=tests, exact=exact)
+            assert comp.bounds[metric].detectable > detectable(spread, tests=tests) or not paired
 
 
 def test_the_smallest_detectable_change_grows_with_the_number_of_planned_tests():

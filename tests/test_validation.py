@@ -95,7 +95,9 @@ def test_a_change_as_large_as_the_detectable_one_holds_in_80_percent_of_runs():
     scenario = SCENARIOS["at the detectable change"]
     counts, reps = planned_rates(**scenario), scenario["reps"]
     mean_detectable = counts["detectable"] / reps / 1e6
-    assert abs(mean_detectable - 0.108) < 0.005, mean_detectable  # the scenario is at the reported change
+    # the scenario is at the reported change (0.1081 over 2,000 runs; 200 runs' mean has a standard error of 0.0003):
+    # the plain normal formula reported 0.1045, and without the exact test's step 0.1055
+    assert abs(mean_detectable - 0.108) < 0.0015, mean_detectable
     assert consistent_with(counts["order_holds"], reps, 0.80, alternative="less"), counts
     assert consistent_with(counts["order_covered"], reps, 0.95), counts
 

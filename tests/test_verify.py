@@ -239,3 +239,15 @@ def test_a_run_never_resumes_or_extends_tables_its_manifest_does_not_record(copy
     again = run_experiment(parse_experiment(SPEC, source="tiny.yaml"), out=copy.parent, n_jobs=1, force=True)
     recorded = json.loads((fresh / "manifest.json").read_text())["tables"]
     assert again.manifest["tables"]["hands"]["sha256"] == recorded["hands"]["sha256"]
+
+
+def test_a_table_the_manifest_does_not_record_is_refused(copy):
+    """A traced-looking turns.parquet copied into an untraced run's folder is not this run's table."""
+    shutil.copyfile(copy / "games.parquet", copy / "turns.parquet")
+    from rummysim.tables import load_results
+
+    with pytest.raises(ConfigError, match=r"turns\.parquet is not recorded in manifest\.json"):
+        _ = load_results(copy).turns
+    spec = {**SPEC, "games": 8}  # extending the run would split the stray table into chunks
+    with pytest.raises(ConfigError, match=r"turns\.parquet is not recorded .* rerun with --force"):
+        run_experiment(parse_experiment(spec, source="tiny.yaml"), out=copy.parent, n_jobs=1)

@@ -46,9 +46,10 @@ if TYPE_CHECKING:
     from rummysim.analysis.compare import Comparison
 
 SCORE_TEST = "Miettinen-Nurminen score test"
-MCNEMAR = "exact McNemar"
 """The unpaired test of two proportions: statsmodels' ``method="score"`` with its variance correction
 ``nobs / (nobs - 1)`` (statsmodels' default for a difference is Agresti-Caffo, which is not this test)."""
+MCNEMAR = "exact McNemar"
+"""The paired test of yes/no outcomes: McNemar's, exact (binomial on the discordant games; statsmodels)."""
 
 
 def measured(summary: ConditionSummary, named: Sequence[str]) -> str | None:

@@ -24,7 +24,7 @@ from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
 from rummysim.report.answer import answer, notable, p_text
 from rummysim.report.figures import charts_for, draw_all
 from rummysim.report.sizing import sizing_lines
-from rummysim.tables import MANIFEST, load_results, write_text_atomic
+from rummysim.tables import MANIFEST, Results, load_results, write_text_atomic
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.45; }
@@ -201,10 +201,15 @@ def render_html(text: str, *, title: str, folder: Path) -> str:
     )
 
 
-def build_report(folder: str | Path, *, analysis: Analysis | None = None) -> Report:
-    """Analyse the run in `folder` and write its report, figures and summary CSVs there."""
+def build_report(folder: str | Path, *, analysis: Analysis | None = None, results: Results | None = None) -> Report:
+    """Analyse the run in `folder` and write its report, figures and summary CSVs there.
+
+    `analysis` (or `results.analysis`, a sized run's last) is used if given, else the
+    tables are analysed (`results`, if given, is the folder's already loaded and checked).
+    """
     folder = Path(folder)
-    analysis = analysis or analyze(load_results(folder))
+    results = results or load_results(folder)
+    analysis = analysis or results.analysis or analyze(results)
     figures = draw_all(analysis, folder / "figures")
     tables = {
         "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),

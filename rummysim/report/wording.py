@@ -105,11 +105,19 @@ def eq(p: float) -> str:
     return text if text.startswith("<") else f"= {text}"
 
 
-def amount(metric: str, x: float) -> str:
-    """Return a size of change in the metric's unit with two significant digits: ``1.4 pp``, ``0.021``."""
+def amount(metric: str, x: float, *, up: bool = False) -> str:
+    """Return a size of change in the metric's unit with two significant digits: ``1.4 pp``, ``0.021``.
+
+    `up` rounds away from zero, for a bound that must not be understated ("rules out more than X"):
+
+    >>> amount("order", 0.02649), amount("order", 0.02641, up=True), amount("first_seat_edge", 0.0099, up=True)
+    ('0.026', '0.027', '0.99 pp')
+    """
     scale, unit = (1.0, "") if metric in ("order", "strength") else (100.0, " pp")
     x = abs(x) * scale
     digits = 1 if x == 0 or not math.isfinite(x) else max(0, 1 - math.floor(math.log10(x)))
+    if up and math.isfinite(x):
+        x = math.ceil(round(x * 10**digits, 9)) / 10**digits
     return f"{x:.{digits}f}{unit}"
 
 
@@ -124,9 +132,12 @@ def rules_out(comp: Comparison, metric: str) -> str | None:
         head = f"rules out changes outside {ends(metric, b.interval)}"
         head += f", within the margin of {margin}" if b.equivalent else ""
     elif b.equivalent:
-        head = f"rules out a change of more than {amount(metric, b.possible)} either way, within the margin of {margin}"
+        largest = amount(metric, b.possible, up=True)
+        head = f"rules out a change of more than {largest} either way, within the margin of {margin}"
     else:
-        head = f"a change of up to {amount(metric, b.possible)} is still possible, beyond the margin of {margin}"
+        head = (
+            f"a change of up to {amount(metric, b.possible, up=True)} is still possible, beyond the margin of {margin}"
+        )
     return f"{head}; the run could detect a change of {amount(metric, b.detectable)} (80% power after Holm)"
 
 
