@@ -236,13 +236,13 @@ def test_a_planted_zero_change_is_ruled_out_beyond_the_margin_and_pairing_shows_
     rule_out([comp], margins={"first_seat_edge": 5.0, "order": 0.2})
     edge = comp.bounds["first_seat_advantage_game"]
     assert edge.margin == pytest.approx(0.05) and edge.equivalent and 0 < edge.detectable < 0.05
-    largest = math.ceil(max(abs(edge.interval.low), abs(edge.interval.high)) * 1000) / 10  # rounded up, never down
+    largest = math.ceil(max(abs(edge.interval.low), abs(edge.interval.high)) * 10000) / 100  # rounded up, never down
     said = rules_out(comp, "first_seat_advantage_game")
     assert said is not None and said.startswith("rules out a change of more than ")
-    assert f"{largest:.1f} pp either way, within the margin of 5.0 pp;" in said
+    assert f"{largest:.2f} pp either way, within the margin of 5.0 pp;" in said
     rule_out([comp], margins={"first_seat_edge": 0.1, "order": 0.001})
     assert not comp.bounds["first_seat_advantage_game"].equivalent and not comp.bounds["order"].equivalent
-    still = f"a change of up to {largest:.1f} pp is still possible, beyond the margin of 0.10 pp"
+    still = f"a change of up to {largest:.2f} pp is still possible, beyond the margin of 0.10 pp"
     assert still in (rules_out(comp, "first_seat_advantage_game") or "")
     # the same winners in both conditions: the paired difference has no variance at all
     same = compare(a, (b[0], a[1]), paired=True)

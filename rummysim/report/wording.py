@@ -108,15 +108,17 @@ def eq(p: float) -> str:
 def amount(metric: str, x: float, *, up: bool = False) -> str:
     """Return a size of change in the metric's unit with two significant digits: ``1.4 pp``, ``0.021``.
 
-    `up` rounds away from zero, for a bound that must not be understated ("rules out more than X"):
+    `up` rounds away from zero with a third significant digit, for a bound that must not be
+    understated but should read beside an interval shown to two ("rules out more than X"):
 
-    >>> amount("order", 0.02649), amount("order", 0.02641, up=True), amount("first_seat_edge", 0.0099, up=True)
-    ('0.026', '0.027', '0.99 pp')
+    >>> amount("order", 0.02649), amount("order", 0.02641, up=True), amount("first_seat_edge", 0.002602, up=True)
+    ('0.026', '0.0265', '0.261 pp')
     """
     scale, unit = (1.0, "") if metric in ("order", "strength") else (100.0, " pp")
     x = abs(x) * scale
     digits = 1 if x == 0 or not math.isfinite(x) else max(0, 1 - math.floor(math.log10(x)))
     if up and math.isfinite(x):
+        digits += 1
         x = math.ceil(round(x * 10**digits, 9)) / 10**digits
     return f"{x:.{digits}f}{unit}"
 
