@@ -51,6 +51,7 @@ STATE = "run.json"
 LOCK = ".lock"
 RESUME = "run the same command again to resume"
 AGAIN = "run the same command again"
+FORCE = "rerun with --force to play it again"
 ROUNDS = 3
 """How many times a chunk is played again before a run gives up on a disk that keeps damaging it."""
 
@@ -187,10 +188,19 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     from rummysim.analysis import analyze
 
     waves: list[dict[str, int]] = []
+    finished = _finished(folder)
+    played = {c.name: finished.experiment.games_of(c) for c in finished.experiment.conditions} if finished else None
+    results = None
     while True:
-        waves.append({c.name: experiment.games_of(c) for c in experiment.conditions})
-        results = _play(experiment, folder, **options)
-        analysis = analyze(results)
+        wave = {c.name: experiment.games_of(c) for c in experiment.conditions}
+        waves.append(wave)
+        if played and wave != played and all(wave[name] <= played.get(name, 0) for name in wave):
+            # a finished run already holds this wave's games: read them as a prefix, cut nothing yet
+            assert finished is not None
+            results, analysis = None, analyze(finished, games=wave)
+        else:
+            results = _play(experiment, folder, **options)
+            analysis, played = analyze(results), wave
         found = precision.widths(analysis, experiment.precision)
         grow = precision.next_wave(experiment, found)
         if not grow:
@@ -198,12 +208,23 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
         if not options["quiet"]:
             print(f"rummysim: {_too_wide(found)}; playing on to {_games_text(grow)}", file=sys.stderr)
         experiment = experiment.with_games(grow)
+    if results is None:  # the last wave was a prefix of a finished run: cut it to these games (nothing is played)
+        results = _play(experiment, folder, **options)
     manifest = results.manifest | {"precision": precision.record(experiment, waves, found)}
     with _writing(folder, "writing the manifest"):
         write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
     results.manifest = manifest
     results.analysis = analysis  # the report's own analysis of these tables: `rummysim run` does not make it twice
     return results
+
+
+def _finished(folder: Path) -> Results | None:
+    """Return the folder's finished results, checked against their manifest, or None if it holds none."""
+    if not all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
+        return None
+    finished = load_results(folder)
+    finished.check_tables("hands", "games", again=FORCE)
+    return finished
 
 
 def _too_wide(found: Sequence[precision.Width]) -> str:
@@ -231,7 +252,7 @@ def _play(experiment: Experiment, folder: Path, **options: Any) -> Results:
         finished = load_results(folder)
         # tables the manifest does not record are never resumed, extended or cut (`_reopen` splits every kind)
         kinds = [k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()]
-        finished.check_tables(*kinds, again="rerun with --force to play it again")
+        finished.check_tables(*kinds, again=FORCE)
         played = {c.name: finished.experiment.games_of(c) for c in finished.experiment.conditions}
         if played == {c.name: experiment.games_of(c) for c in experiment.conditions}:
             return finished

@@ -89,6 +89,7 @@ def test_a_sized_runs_tables_are_those_of_a_run_of_the_same_games(sized_run, tmp
 
 def test_a_tighter_target_extends_a_finished_run_and_a_looser_one_cuts_it_to_what_a_fresh_run_plays(tmp_path):
     first = run_experiment(sized(), out=tmp_path / "kept", n_jobs=1)
+    first_hands, first_games = first.hands, first.games  # read now: the folder is rewritten below
     tighter = run_experiment(sized(precision={"first_seat_edge": "4 pp"}), out=tmp_path / "kept", n_jobs=1)
     fresh = run_experiment(sized(precision={"first_seat_edge": "4 pp"}), out=tmp_path / "fresh", n_jobs=1)
     assert tighter.manifest["precision"]["waves"] == fresh.manifest["precision"]["waves"]
@@ -98,7 +99,17 @@ def test_a_tighter_target_extends_a_finished_run_and_a_looser_one_cuts_it_to_wha
     pd.testing.assert_frame_equal(tighter.games, fresh.games)
     looser = run_experiment(sized(), out=tmp_path / "kept", n_jobs=1)
     assert looser.manifest["precision"]["waves"] == first.manifest["precision"]["waves"]
-    pd.testing.assert_frame_equal(looser.games, first.games)
+    pd.testing.assert_frame_equal(looser.games, first_games)
+    pd.testing.assert_frame_equal(looser.hands, first_hands)
+    # the looser target's waves were read from the finished tables as prefixes: nothing was played again
+    assert looser.manifest["hands_played_this_run"] == 0
+    # and the prefix's analysis, which the report reuses, is the analysis of the tables cut to it
+    from rummysim.analysis import analyze
+    from rummysim.tables import load_results
+
+    again = analyze(load_results(looser.folder))
+    for table in ("metrics_table", "comparisons_table", "seats_table", "strategies_table"):
+        pd.testing.assert_frame_equal(getattr(looser.analysis, table)(), getattr(again, table)())
 
 
 def test_a_run_that_reaches_max_games_says_so_in_its_manifest_and_report(tmp_path):

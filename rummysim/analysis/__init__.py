@@ -14,6 +14,7 @@ Formulas and sources: docs/metrics.md.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -149,18 +150,21 @@ def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
     return {"margin": b.margin, "within_margin": "yes" if b.equivalent else "no", "detectable": b.detectable}
 
 
-def analyze(results: Results, *, seed: int | None = None, batch_rows: int = BATCH_ROWS) -> Analysis:
+def analyze(
+    results: Results, *, seed: int | None = None, batch_rows: int = BATCH_ROWS, games: Mapping[str, int] | None = None
+) -> Analysis:
     """Return the metrics of every condition of a run and its planned comparisons.
 
     The hands table is read in batches and summed per game while reading
     (`rummysim.analysis.reading`, `batch_rows` at a time), so memory follows the number
     of games, not of hands.
     Bootstrap intervals use a seed derived from the experiment's own, so the same tables
-    always give the same report.
+    always give the same report. `games` analyses only each condition's first games, as a
+    run of that many would be analysed.
     """
-    experiment = results.experiment
+    experiment = results.experiment if games is None else results.experiment.with_games(dict(games))
     seed = experiment.seed if seed is None else seed
-    read = read_frames(results, batch_rows=batch_rows)
+    read = read_frames(results, batch_rows=batch_rows, games=games)
     frames, summaries = read.games, {}
     for condition in experiment.conditions:
         name = condition.name

@@ -19,6 +19,7 @@ merged in order); a table that does not is refused rather than analysed wrongly.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,26 +48,42 @@ class Frames:
     trajectories: dict[str, pd.DataFrame]
 
 
-def read_frames(results: Results, *, batch_rows: int = BATCH_ROWS) -> Frames:
-    """Return every condition's `game_frame` and trajectories, reading the hands in batches."""
+def read_frames(results: Results, *, batch_rows: int = BATCH_ROWS, games: Mapping[str, int] | None = None) -> Frames:
+    """Return every condition's `game_frame` and trajectories, reading the hands in batches.
+
+    `games`: only each condition's first games (game < games[name]), as if the run had played
+    no more: a sized run reads a finished run's first waves without cutting its tables.
+    """
     results.check_tables("hands", "games")
     conditions = results.experiment.conditions
     names = [c.name for c in conditions]
     n_players = [c.rules.n_players for c in conditions]
-    games = pq.read_table(
+    # each condition's games below its bound (by the condition's place in `names`; the last, 0, for no condition)
+    bound = np.array([games[name] if games is not None else np.iinfo(np.int64).max for name in names] + [0])
+    table = pq.read_table(
         results.folder / "games.parquet", columns=list(GAME_COLUMNS), read_dictionary=["condition", "strategy"]
-    ).to_pandas()
+    )
+    if games is not None:
+        codes = pc.index_in(pc.cast(table["condition"], pa.string()), value_set=pa.array(names)).fill_null(-1)
+        table = table.filter(pc.less(table["game"], pa.array(bound[codes.to_numpy()])))
+    prefix = games is not None
+    games_rows = table.to_pandas()
+    del table
     outcomes = {
         str(name): game_outcomes(rows)
-        for name, rows in games.groupby("condition", sort=False, observed=True)
+        for name, rows in games_rows.groupby("condition", sort=False, observed=True)
         if name in names
     }
-    del games
+    del games_rows
     sums: dict[int, list[pd.DataFrame]] = {i: [] for i, name in enumerate(names) if name in outcomes}
     paths = {i: ScorePaths(n_players=n_players[i]) for i in sums}
     seen = _Seen(names, n_players)
 
     def add(rows: pd.DataFrame) -> None:
+        if prefix:
+            rows = rows[rows["game"].to_numpy() < bound[rows["condition"].to_numpy()]]
+            if not len(rows):
+                return
         seen.check(rows)
         condition = rows["condition"].to_numpy()
         for code in map(int, np.unique(condition)):
