@@ -173,8 +173,8 @@ def run_experiment(
     folder = Path(out) / experiment.name
     with _writing(folder, "preparing the results folder", then=AGAIN):
         folder.mkdir(parents=True, exist_ok=True)
-    options = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=chunk_games, trace=trace,
-                   quiet=quiet, overrides={"games": games, "seed": seed})  # fmt: skip
+    options: dict[str, Any] = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=chunk_games,
+                                   trace=trace, quiet=quiet, overrides={"games": games, "seed": seed})  # fmt: skip
     with _lock(folder):
         with _writing(folder, "preparing the results folder", then=AGAIN):
             _prepare(folder, experiment, force=force)
@@ -188,19 +188,18 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     from rummysim.analysis import analyze
 
     waves: list[dict[str, int]] = []
-    finished = _finished(folder)
-    played = {c.name: finished.experiment.games_of(c) for c in finished.experiment.conditions} if finished else None
+    finished = _finished(folder)  # the folder's tables as they stand, checked once
     results = None
     while True:
-        wave = {c.name: experiment.games_of(c) for c in experiment.conditions}
+        wave = _games(experiment)
         waves.append(wave)
-        if played and wave != played and all(wave[name] <= played.get(name, 0) for name in wave):
+        played = _games(finished.experiment) if finished else {}
+        if finished and wave != played and all(wave[name] <= played.get(name, 0) for name in wave):
             # a finished run already holds this wave's games: read them as a prefix, cut nothing yet
-            assert finished is not None
             results, analysis = None, analyze(finished, games=wave)
         else:
-            results = _play(experiment, folder, **options)
-            analysis, played = analyze(results), wave
+            results = finished = _play(experiment, folder, finished=finished, **options)
+            analysis = analyze(results)
         found = precision.widths(analysis, experiment.precision)
         grow = precision.next_wave(experiment, found)
         if not grow:
@@ -209,7 +208,7 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
             print(f"rummysim: {_too_wide(found)}; playing on to {_games_text(grow)}", file=sys.stderr)
         experiment = experiment.with_games(grow)
     if results is None:  # the last wave was a prefix of a finished run: cut it to these games (nothing is played)
-        results = _play(experiment, folder, **options)
+        results = _play(experiment, folder, finished=finished, **options)
     manifest = results.manifest | {"precision": precision.record(experiment, waves, found)}
     with _writing(folder, "writing the manifest"):
         write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
@@ -219,12 +218,22 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
 
 
 def _finished(folder: Path) -> Results | None:
-    """Return the folder's finished results, checked against their manifest, or None if it holds none."""
+    """Return the folder's finished results, every table checked against the manifest, or None if it holds none.
+
+    Finished means the manifest and the tables: committed results keep only the manifest
+    and report (results/README.md), and a run there plays the tables again. Tables the
+    manifest does not record are never resumed, extended or cut (`_reopen` splits every kind).
+    """
     if not all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
         return None
     finished = load_results(folder)
-    finished.check_tables("hands", "games", again=FORCE)
+    finished.check_tables(*[k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()], again=FORCE)
     return finished
+
+
+def _games(experiment: Experiment) -> dict[str, int]:
+    """Return each condition's number of games."""
+    return {c.name: experiment.games_of(c) for c in experiment.conditions}
 
 
 def _too_wide(found: Sequence[precision.Width]) -> str:
@@ -238,23 +247,19 @@ def _games_text(games: dict[str, int]) -> str:
     return ", ".join(f"{n:,} games ({name})" for name, n in games.items())
 
 
-def _play(experiment: Experiment, folder: Path, **options: Any) -> Results:
+def _play(experiment: Experiment, folder: Path, *, finished: Results | None = None, **options: Any) -> Results:
     """Return the folder's results for exactly this experiment's games, playing what is missing.
 
-    Finished means the manifest and the tables: committed results keep only the manifest
-    and report (results/README.md), and a run there plays the tables again. Finished
+    `finished`: the folder's finished results if already read (`_finished`). Finished
     results of other numbers of games become chunks again (`_reopen`), so the run is
     extended (or cut to the games asked) rather than played anew.
     """
-    if all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
+    finished = finished or _finished(folder)
+    if finished is not None:
         if options["trace"] and not (folder / "turns.parquet").exists():
             raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
-        finished = load_results(folder)
-        # tables the manifest does not record are never resumed, extended or cut (`_reopen` splits every kind)
-        kinds = [k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()]
-        finished.check_tables(*kinds, again=FORCE)
-        played = {c.name: finished.experiment.games_of(c) for c in finished.experiment.conditions}
-        if played == {c.name: experiment.games_of(c) for c in experiment.conditions}:
+        played = _games(finished.experiment)
+        if played == _games(experiment):
             return finished
         with _writing(folder, "reopening the finished tables"):
             _reopen(folder, experiment, played)

@@ -208,8 +208,9 @@ def build_report(folder: str | Path, *, analysis: Analysis | None = None, result
     tables are analysed (`results`, if given, is the folder's already loaded and checked).
     """
     folder = Path(folder)
-    results = results or load_results(folder)
-    analysis = analysis or results.analysis or analyze(results)
+    if analysis is None:
+        results = results or load_results(folder)
+        analysis = results.analysis or analyze(results)
     figures = draw_all(analysis, folder / "figures")
     tables = {
         "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),
