@@ -41,7 +41,9 @@ def _one_line_errors(command: F) -> F:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="rummysim")
 def main() -> None:
-    """Simulate Rummy (RULES.md R1-R11) and answer questions about its rules.
+    """Simulate Rummy and answer questions about its rules.
+
+    The rules are in docs/rulebook.md, cited by number as R1-R12.
 
     \b
     Examples:
