@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rummysim.errors import ConfigError, nearest, whole_number
+from rummysim.measures import DEFAULT_MEASURES, MEASURES, PLANNABLE, UNIT_RANGE, UNIT_WORDS
 from rummysim.rules import FIELDS, Rules
 from rummysim.seeding import STREAMS
 from rummysim.version import __version__
@@ -27,23 +28,17 @@ ENGINES = ("auto", "python", "compiled")
 reference engine; ``python`` always on the reference engine; ``compiled`` compiled or not at all."""
 
 
-MARGINS: dict[str, tuple[str, float]] = {
-    # measure: (its unit, the default margin in that unit); docs/metrics.md says why these defaults
-    "first_seat_edge": ("pp", 1.0),
-    "order": ("", 0.02),
-    "strength": ("log", 0.05),
-}
-"""The measures of the planned comparisons that a margin of equivalence (``margin:``) is given for.
+MARGINS: dict[str, tuple[str, float]] = {name: (m.unit, m.margin) for name, m in MEASURES.items()}
+"""The measures a margin of equivalence (``margin:``) and a precision target (``precision:``) are given for:
+measure -> (its unit, the default margin in that unit), from `rummysim.measures` (docs/metrics.md says why).
 
-The margin is also the smallest effect worth reporting: a skill claim needs a change at least
-this large (`rummysim.analysis.skill`)."""
-MARGIN_RANGE = {"pp": 100.0, "": 2.0, "log": 5.0}
-"""The largest margin of each unit: a whole win share (100 pp), Order's whole range (-1 to 1), a log strength
-ratio of 5 (a factor of 148)."""
+The margin is also the smallest effect worth reporting: a verdict's "Yes, but small" and "No" are
+decided against it (`rummysim.analysis.compare`)."""
+MARGIN_RANGE = UNIT_RANGE
 LADDER = ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo")
 """The built-in strategies from weakest to strongest (docs/strategies.md, results/bots): without
 ``skill.strategy``, the skill of the lineup's strategy highest on it is measured."""
-_PP = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*pp\s*$")
+_AMOUNT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*$")
 
 
 def check_margin(value: Any, where: str) -> dict[str, float]:
@@ -52,8 +47,9 @@ def check_margin(value: Any, where: str) -> dict[str, float]:
     `where` names the key in errors (``FILE: margin``). A first-seat edge is in percentage
     points (``1 pp`` or ``1``), an Order change in Order's own unit (``0.02``):
 
-    >>> check_margin({"first_seat_edge": "0.5 pp"}, "x.yaml: margin")
-    {'first_seat_edge': 0.5, 'order': 0.02, 'strength': 0.05}
+    >>> margins = check_margin({"first_seat_edge": "0.5 pp", "game_length": "2 hands"}, "x.yaml: margin")
+    >>> margins["first_seat_edge"], margins["game_length"], margins["order"]
+    (0.5, 2.0, 0.02)
     >>> check_margin({"order": -1}, "x.yaml: margin")
     Traceback (most recent call last):
     ...
@@ -99,15 +95,11 @@ def _measures(value: Mapping[Any, Any], where: str) -> dict[str, float]:
             raise ConfigError(f"{where}.{measure}: unknown measure; {hint}")
         unit, default = MARGINS[measure]
         number = given
-        if unit == "pp" and isinstance(given, str) and _PP.match(given):
-            number = float(_PP.match(given).group(1))  # type: ignore[union-attr]
+        matched = _AMOUNT.match(given) if isinstance(given, str) else None
+        if matched and (matched.group(2) in UNIT_WORDS[unit] or (not matched.group(2) and unit != "pp")):
+            number = float(matched.group(1))
         if isinstance(number, bool) or not isinstance(number, (int, float)):
-            such = (
-                f"a change in percentage points, such as {default:g} pp"
-                if unit == "pp"
-                else f"a number, such as {default}"
-            )
-            raise ConfigError(f"{where}.{measure}: {given!r} is not {such}")
+            raise ConfigError(f"{where}.{measure}: {given!r} is not {_such(unit, default)}")
         top = MARGIN_RANGE[unit]
         if not 0 < number <= top:
             raise ConfigError(
@@ -115,6 +107,42 @@ def _measures(value: Mapping[Any, Any], where: str) -> dict[str, float]:
             )
         amounts[str(measure)] = float(number)
     return amounts
+
+
+def _such(unit: str, default: float) -> str:
+    """Return what a measure's amount looks like, for an error: ``a change in percentage points, such as 1 pp``."""
+    if unit == "pp":
+        return f"a change in percentage points, such as {default:g} pp"
+    if unit in ("", "log"):
+        return f"a number, such as {default}"
+    return f"a number of {unit}, such as {default:g} or '{default:g} {unit}'"
+
+
+def check_measures(value: Any, where: str) -> tuple[str, ...]:
+    """Return the measures a question plans (``measures:``, `rummysim.measures`); the default if absent.
+
+    >>> check_measures(["game_length", "skill"], "x.yaml: measures")
+    ('game_length', 'skill')
+    >>> check_measures(["game_lenght"], "x.yaml: measures")
+    Traceback (most recent call last):
+    ...
+    rummysim.errors.ConfigError: x.yaml: measures[0]: 'game_lenght' is not a measure; did you mean 'game_length'?
+    """
+    if value is None:
+        return DEFAULT_MEASURES
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ConfigError(
+            f"{where}: expected a list of measures, such as [first_player_edge_hand, game_length, skill], "
+            f"got {str(value)[:80]!r}"
+        )
+    for i, name in enumerate(value):
+        if name not in PLANNABLE:
+            close = nearest(str(name), PLANNABLE)
+            hint = f"did you mean {close!r}?" if close else f"measures are {', '.join(PLANNABLE)}"
+            raise ConfigError(f"{where}[{i}]: {str(name)[:80]!r} is not a measure; {hint}")
+    return tuple(dict.fromkeys(str(v) for v in value))
 
 
 def check_skill(value: Any, where: str, *, labels: set[str] | None = None) -> tuple[str, ...]:
@@ -224,6 +252,8 @@ class Experiment:
     skill: tuple[str, ...] = ()
     """The strategies whose skill is measured, in order of preference (``skill.strategy``); empty: the
     lineup's strategy highest on the `LADDER`. Never changes results."""
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    """The question's measures (``measures:``, `rummysim.measures`): the planned comparisons. Never changes results."""
     grid: dict[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict)
     """The grid's factors: rule setting -> its levels, the first the reference (``grid:``); empty if none."""
 
@@ -242,6 +272,7 @@ class Experiment:
             "precision": {measure: margin_text(measure, value) for measure, value in self.precision.items()},
             "max_games": self.max_games,
             "skill": {"strategy": list(self.skill)} if self.skill else None,
+            "measures": list(self.measures),
             "grid": {factor: list(levels) for factor, levels in self.grid.items()} or None,
             "conditions": [c.to_dict() for c in self.conditions],
         }
@@ -267,7 +298,7 @@ class Experiment:
         """
         data = self.to_dict() | {"streams": STREAMS}
         for text in ("question", "description", "time_limit", "isolate", "engine", "margin", "games", "precision",
-                     "max_games", "skill", "grid"):  # fmt: skip
+                     "max_games", "skill", "measures", "grid"):  # fmt: skip
             data.pop(text)
         for condition in data["conditions"]:
             for text in ("description", "isolate", "engine", "games"):
@@ -401,6 +432,7 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         precision=check_precision(data.get("precision"), f"{where}.precision") if data.get("precision") else {},
         max_games=whole_number(data["max_games"], name=f"{where}.max_games", low=1) if data.get("max_games") else None,
         skill=check_skill(data.get("skill"), f"{where}.skill"),
+        measures=check_measures(data.get("measures"), f"{where}.measures"),
         grid={str(k): tuple(v) for k, v in (data.get("grid") or {}).items()},
     )
 

@@ -17,14 +17,23 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from rummysim.design import Condition, Experiment, check_engine, check_margin, check_precision, check_skill
+from rummysim.design import (
+    Condition,
+    Experiment,
+    check_engine,
+    check_margin,
+    check_measures,
+    check_precision,
+    check_skill,
+)
 from rummysim.errors import ConfigError, nearest, whole_number
+from rummysim.measures import SKILL
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.specs import strategy_label
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
-        "isolate", "engine", "margin", "precision", "max_games", "skill")  # fmt: skip
+        "isolate", "engine", "margin", "precision", "max_games", "skill", "measures")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
 CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
@@ -247,6 +256,15 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         )
         for draft in drafts
     )
+    measures = check_measures(data.get("measures"), f"{where}: measures")
+    sizing = _sizing(data, conditions, games, where)
+    for measure in sizing["precision"]:
+        planned = "skill" if measure in SKILL else measure
+        if planned not in measures:
+            raise ConfigError(
+                f"{where}: precision.{measure}: sizes a planned comparison, and measures: does not plan {planned} "
+                f"(it plans {', '.join(measures)}); add it to measures:"
+            )
     return Experiment(
         name=name,
         question=question.strip(),
@@ -258,7 +276,8 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         isolate=_flag(data.get("isolate", False), "isolate", where),
         engine=check_engine(data.get("engine", "auto"), f"{where}: engine"),
         margin=check_margin(data.get("margin"), f"{where}: margin"),
-        **_sizing(data, conditions, games, where),
+        measures=measures,
+        **sizing,
         skill=check_skill(
             data.get("skill"), f"{where}: skill", labels={strategy_label(p) for c in conditions for p in c.players}
         ),

@@ -27,12 +27,9 @@ from dataclasses import dataclass
 from rummysim.analysis import Analysis
 from rummysim.analysis.compare import plan
 from rummysim.design import Experiment, margin_text
+from rummysim.measures import MEASURES
 
-METRICS: dict[str, tuple[str, float]] = {
-    "first_seat_edge": ("first_seat_advantage_game", 100.0),
-    "order": ("order", 1.0),
-    "strength": ("strength", 1.0),
-}
+METRICS: dict[str, tuple[str, float]] = {name: (m.metric, m.scale) for name, m in MEASURES.items()}
 """Each ``precision:`` measure: its planned metric, and the factor from the metric's scale to the measure's unit."""
 SPARE = 1.1
 """Games asked beyond the estimate, so that a wave's noise rarely leaves a width just short."""

@@ -13,6 +13,7 @@ from rummysim.cli import main
 from rummysim.design import from_manifest
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
+from rummysim.measures import MEASURES
 from rummysim.runner import run_experiment
 
 ROOT = Path(__file__).parent.parent
@@ -46,15 +47,13 @@ def test_a_manifest_reads_back_into_the_experiment_it_records():
 def test_a_manifest_keeps_the_margins_and_an_older_manifest_reads_with_the_defaults():
     """A manifest from before `margin:` (the committed one without the key) reads back with the defaults."""
     experiment = parse_experiment(SPEC, source="typed.yaml")
-    assert experiment.to_dict()["margin"] == {"first_seat_edge": "0.5 pp", "order": 0.03, "strength": 0.05}
-    assert experiment.margin == {"first_seat_edge": 0.5, "order": 0.03, "strength": 0.05}
+    defaults = {name: m.margin for name, m in MEASURES.items()}
+    assert experiment.margin == defaults | {"first_seat_edge": 0.5, "order": 0.03}
+    assert experiment.to_dict()["margin"]["first_seat_edge"] == "0.5 pp"
+    assert experiment.to_dict()["margin"]["game_length"] == 1.0
     committed = json.loads((ROOT / "results" / "acehigh" / "manifest.json").read_text())
-    assert committed["experiment"].pop("margin") == {"first_seat_edge": "1 pp", "order": 0.02, "strength": 0.05}
-    assert from_manifest(committed, source="manifest.json").margin == {
-        "first_seat_edge": 1.0,
-        "order": 0.02,
-        "strength": 0.05,
-    }
+    assert committed["experiment"].pop("margin")["first_seat_edge"] == "1 pp"
+    assert from_manifest(committed, source="manifest.json").margin == defaults
 
 
 def test_results_give_their_experiment_typed(tmp_path):

@@ -17,6 +17,7 @@ import yaml
 
 from rummysim.errors import ConfigError, RummysimError
 from rummysim.experiment import Condition, Experiment, load_experiment, parse_experiment
+from rummysim.measures import MEASURES
 from rummysim.rules import FIELDS, Ace, GoingOut
 from rummysim.strategies import REGISTRY
 
@@ -237,6 +238,7 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
         "precision",
         "max_games",
         "skill",
+        "measures",
         "grid",
         "conditions",
     }
@@ -410,7 +412,7 @@ MISSING = "missing; an experiment needs name, question, seed, games, players"
 RULE_KEYS = ", ".join(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 TOP_KEYS = (
     "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, "
-    "margin, precision, max_games, skill"
+    "margin, precision, max_games, skill, measures"
 )
 FOLDER = "must be letters, digits, '-' and '_' only (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
@@ -726,9 +728,12 @@ def test_yaml_errors_report_the_line(tmp_path, text, message):
 
 def test_margin_is_per_measure_in_its_own_unit_with_defaults_and_changes_no_results(tmp_path):
     plain = load(tmp_path, BASE, "plain.yaml")
-    assert plain.margin == {"first_seat_edge": 1.0, "order": 0.02, "strength": 0.05}
+    defaults = {name: m.margin for name, m in MEASURES.items()}
+    assert plain.margin == defaults
     given = load(tmp_path, {**BASE, "margin": {"first_seat_edge": "0.25 pp", "order": 0.01}}, "given.yaml")
-    assert given.margin == {"first_seat_edge": 0.25, "order": 0.01, "strength": 0.05}
+    assert given.margin == defaults | {"first_seat_edge": 0.25, "order": 0.01}
+    hands = load(tmp_path, {**BASE, "margin": {"game_length": "0.5 hands", "hand_length": 2}}, "hands.yaml")
+    assert (hands.margin["game_length"], hands.margin["hand_length"]) == (0.5, 2.0)
     assert load(tmp_path, {**BASE, "margin": {"first_seat_edge": 0.25}}, "bare.yaml").margin["first_seat_edge"] == 0.25
     assert given.fingerprint() == plain.fingerprint()  # a margin reads the results; it never changes them
 

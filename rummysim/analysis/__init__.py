@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from rummysim.analysis.compare import Comparison, compare, holm, plan, rule_out
+from rummysim.analysis.compare import Comparison, compare, fdr, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import strategy_counts
 from rummysim.analysis.grid import Effect, effects, effects_table
@@ -33,6 +33,7 @@ __all__ = ["DESCRIPTIONS", "Analysis", "Comparison", "ConditionSummary", "Estima
 
 DESCRIPTIONS: dict[str, str] = {
     "first_seat_advantage_hand": "win share of the seat that plays first in a hand, less 1/n (R3.4)",
+    "dealer_advantage_hand": "win share of the dealer, who plays last in a hand, less 1/n (R3.4)",
     "first_seat_advantage_game": "win share of the seat that plays first in a game's first hand, less 1/n",
     "balance_hand": "1 - the largest gap between two positions' hand win shares",
     "balance_game": "1 - the largest gap between two start positions' game win shares",
@@ -181,11 +182,13 @@ def analyze(
             paired=paired,
             seed=seed,
             skill=experiment.skill,
+            measures=experiment.measures,
         )
         for a, b, paired in plan(experiment.conditions)
         if a in summaries and b in summaries
     ]
     holm(comparisons)
+    fdr(comparisons)
     rule_out(comparisons, margins=experiment.margin)
     found = []
     if experiment.grid:

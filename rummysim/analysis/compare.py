@@ -28,7 +28,17 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import test_proportions_2indep
 from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
-from rummysim.analysis.equivalence import MEASURES, Bounds, Spread, bounds, spread, variance_ratio
+from rummysim.analysis.equivalence import (
+    DELTA_TEST,
+    MEASURES,
+    Bounds,
+    Spread,
+    bounds,
+    delta_test,
+    linearised,
+    spread,
+    variance_ratio,
+)
 from rummysim.analysis.estimates import Estimate, Pair, difference_estimates
 from rummysim.analysis.metrics import (
     PROPORTIONS,
@@ -40,6 +50,7 @@ from rummysim.analysis.metrics import (
 from rummysim.analysis.skill import MCNEMAR, SCORE_TEST, compare_skill, measured
 from rummysim.compat import StrEnum
 from rummysim.design import Condition
+from rummysim.measures import DEFAULT_MEASURES, planned_metrics
 from rummysim.specs import strategy_label
 
 ALPHA = 0.05
@@ -59,7 +70,12 @@ class Verdict(StrEnum):
     INCONCLUSIVE = "inconclusive"
     """Its interval spans zero, or could not be computed (too few games)."""
     UNCORRECTED = "interval excludes zero (uncorrected: no planned test)"
-    """Its interval excludes zero and no planned test covers it: descriptive, not corrected, never in the Answer."""
+    """Its interval excludes zero and no test covers it: descriptive, not corrected, never in the Answer."""
+    DISCOVERED = "a change at a 5% false discovery rate (descriptive)"
+    """Descriptive: its interval excludes zero and its test holds after Benjamini-Hochberg's correction across every
+    descriptive difference of the experiment."""
+    NOT_AFTER_FDR = "inconclusive at a 5% false discovery rate (descriptive)"
+    """Descriptive: its interval excludes zero, but its test does not hold after Benjamini-Hochberg's correction."""
     EXACTLY_ZERO = "exactly zero"
     """Every paired game gave the same value in both conditions: difference 0 [0, 0]."""
     NO_EVENTS = "no events in either condition"
@@ -74,12 +90,27 @@ class Verdict(StrEnum):
     @property
     def is_shown(self) -> bool:
         """Return True if the sign of the difference is resolved (corrected or not)."""
-        return self in (Verdict.HOLDS, Verdict.UNCORRECTED)
+        return self in (Verdict.HOLDS, Verdict.DISCOVERED, Verdict.UNCORRECTED)
 
     @property
     def is_claim(self) -> bool:
         """Return True if the Answer may claim the difference: its planned test holds after Holm's correction."""
         return self is Verdict.HOLDS
+
+
+class Answer(StrEnum):
+    """A planned comparison's answer to its question, decided from its interval [L, U] and margin X.
+
+    - ``Yes``: the change holds after Holm's correction and [L, U] reaches beyond ±X;
+    - ``Yes, but small``: it holds, and [L, U] lies inside ±X: a real change, smaller than the margin;
+    - ``No``: it does not hold and [L, U] lies inside ±X: any change is smaller than X (equivalence);
+    - ``Can't tell``: it does not hold and [L, U] reaches beyond ±X: a change that large is still possible.
+    """
+
+    YES = "Yes"
+    SMALL = "Yes, but small"
+    NO = "No"
+    CANT_TELL = "Can't tell"
 
 
 @dataclass
@@ -90,6 +121,10 @@ class Test:
     method: str
     p: float
     p_holm: float = float("nan")
+    """Planned tests: the p-value after Holm's correction across the experiment's planned tests."""
+    p_fdr: float = float("nan")
+    """Descriptive tests: the p-value after Benjamini-Hochberg's correction across the experiment's descriptive
+    tests."""
 
 
 @dataclass
@@ -102,6 +137,12 @@ class Comparison:
     games: int
     differences: dict[str, Estimate] = field(default_factory=dict)
     tests: dict[str, Test] = field(default_factory=dict)
+    """The planned tests (the experiment's ``measures:``, plus the winning seat's distribution with the first
+    seat's edge), corrected together by Holm's method (`holm`)."""
+    descriptive: dict[str, Test] = field(default_factory=dict)
+    """The tests of every other difference, corrected together by Benjamini-Hochberg's method (`fdr`)."""
+    planned: frozenset[str] = frozenset()
+    """The metrics the experiment plans (`rummysim.measures.planned_metrics`)."""
     focal: str | None = None
     """The strategy whose skill is compared (`rummysim.analysis.skill.measured`), if any."""
     skill_metric: str | None = None
@@ -126,10 +167,27 @@ class Comparison:
             return Verdict.INCONCLUSIVE
         test = self.tests.get(metric)
         if test is None:
-            return Verdict.UNCORRECTED
+            found = self.descriptive.get(metric)
+            if found is None:
+                return Verdict.UNCORRECTED
+            if np.isnan(found.p_fdr):
+                return Verdict.NOT_COMPUTED
+            return Verdict.DISCOVERED if found.p_fdr < ALPHA else Verdict.NOT_AFTER_FDR
         if np.isnan(test.p):
             return Verdict.NOT_COMPUTED
         return Verdict.HOLDS if test.p_holm < ALPHA else Verdict.NOT_AFTER_HOLM
+
+    def answer(self, metric: str) -> Answer:
+        """Return a planned difference's answer (`Answer`), from its verdict and what it rules out (`rule_out`)."""
+        verdict = self.verdict(metric)
+        if verdict in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+            return Answer.NO
+        b = self.bounds.get(metric)
+        if b is None or not (np.isfinite(b.interval.low) and np.isfinite(b.interval.high)):
+            return Answer.CANT_TELL
+        if verdict.is_claim:
+            return Answer.SMALL if b.equivalent else Answer.YES
+        return Answer.NO if b.equivalent else Answer.CANT_TELL
 
     def distribution_verdict(self, metric: str) -> Verdict:
         """Return how a test of a whole distribution stands, such as the winning seat's (Stuart-Maxwell)."""
@@ -165,20 +223,23 @@ def _binary(frame: pd.DataFrame, column: str, value: object) -> np.ndarray:
 
 def compare(
     ref: tuple[ConditionSummary, pd.DataFrame], other: tuple[ConditionSummary, pd.DataFrame], *, paired: bool,
-    seed: int = 0, skill: Sequence[str] = (),
+    seed: int = 0, skill: Sequence[str] = (), measures: Sequence[str] = DEFAULT_MEASURES,
 ) -> Comparison:  # fmt: skip
     """Return the differences other - reference of every metric, with intervals and tests.
 
     `skill`: the strategies the experiment names for its skill measure (``skill.strategy``); the
-    one compared is `rummysim.analysis.skill.measured` of the reference.
+    one compared is `rummysim.analysis.skill.measured` of the reference. `measures`: the
+    experiment's planned measures (`rummysim.measures`); their metrics get the planned tests
+    (Holm), every other difference a descriptive one (Benjamini-Hochberg, `fdr`).
     """
     (summary_a, games_a), (summary_b, games_b) = ref, other
     if paired:
         common = games_a.index.intersection(games_b.index)
         games_a, games_b = games_a.loc[common], games_b.loc[common]
     result = Comparison(
-        reference=summary_a.name, other=summary_b.name, paired=paired, games=min(len(games_a), len(games_b))
-    )
+        reference=summary_a.name, other=summary_b.name, paired=paired, games=min(len(games_a), len(games_b)),
+        planned=frozenset(planned_metrics(tuple(measures))),
+    )  # fmt: skip
     pending: dict[str, tuple[Pair, Pair]] = {}  # every difference's columns, resampled together at the end
 
     def diff(metric: str, a: Pair, b: Pair) -> None:
@@ -187,8 +248,10 @@ def compare(
         pending[metric] = (a, b)
         if paired:
             result.variance_ratios[metric] = variance_ratio(a, b)
-        if metric in MEASURES:  # per-game values, one per game (den 1)
-            result.spreads[metric] = spread(a[0], b[0], paired=paired)
+        if metric in MEASURES and metric in result.planned:
+            per_game = np.all(a[1] == 1) and np.all(b[1] == 1)  # a mean per game: its values as the test sees them
+            za, zb = (a[0], b[0]) if per_game else (linearised(*a), linearised(*b))
+            result.spreads[metric] = spread(za, zb, paired=paired)
 
     columns_a, columns_b = per_game_columns(games_a), per_game_columns(games_b)
     for metric, (num, den, _) in RATIOS.items():
@@ -198,6 +261,12 @@ def compare(
         "first_seat_advantage_hand",
         (columns_a["hands_won_0"] - hands_a / summary_a.n_players, hands_a),
         (columns_b["hands_won_0"] - hands_b / summary_b.n_players, hands_b),
+    )
+    last_a, last_b = summary_a.n_players - 1, summary_b.n_players - 1  # the dealer plays last (R3.4)
+    diff(
+        "dealer_advantage_hand",
+        (columns_a[f"hands_won_{last_a}"] - hands_a / summary_a.n_players, hands_a),
+        (columns_b[f"hands_won_{last_b}"] - hands_b / summary_b.n_players, hands_b),
     )
     _proportions(result, games_a=games_a, games_b=games_b, diff=diff, paired=paired)
     if paired:
@@ -217,7 +286,27 @@ def compare(
     result.tests.update({metric: Test(metric, method, p) for metric, (method, p) in planned.items()})
     seed = seed_for(summary_a.name, summary_b.name, base=seed)
     result.differences.update(difference_estimates(pending, paired=paired, seed=seed))
+    _sort_tests(result, pending)
     return result
+
+
+def _sort_tests(result: Comparison, pending: Mapping[str, tuple[Pair, Pair]]) -> None:
+    """Keep the planned metrics' tests (Holm); give every other difference a descriptive one (Benjamini-Hochberg).
+
+    A planned metric without a test of its own is tested over games (`delta_test`); the
+    winning seat's distribution (Stuart-Maxwell) goes with the first seat's edge.
+    """
+    for metric in list(result.tests):
+        owner = "first_seat_advantage_game" if metric == "seat_distribution_game" else metric
+        if owner not in result.planned:
+            test = result.tests.pop(metric)
+            if metric != "seat_distribution_game":  # a distribution is no line of "what else changes"
+                result.descriptive[metric] = test
+    for metric, (a, b) in pending.items():
+        if metric in result.tests or metric in result.descriptive or metric in result.no_events:
+            continue
+        test = Test(metric, DELTA_TEST, delta_test(a, b, paired=result.paired))
+        (result.tests if metric in result.planned else result.descriptive)[metric] = test
 
 
 def _proportions(result: Comparison, *, games_a: pd.DataFrame, games_b: pd.DataFrame, diff: Any, paired: bool) -> None:
@@ -299,6 +388,21 @@ def rule_out(comparisons: Sequence[Comparison], *, margins: Mapping[str, float])
                     metric=metric, interval=comp.differences[metric], spread=comp.spreads[metric],
                     margins=margins, tests=tests, exact=comp.tests[metric].method == MCNEMAR,
                 )  # fmt: skip
+
+
+def fdr(comparisons: Sequence[Comparison]) -> None:
+    """Correct every descriptive test of an experiment together by Benjamini-Hochberg's method (statsmodels).
+
+    Controls the expected share of false discoveries among the descriptive changes reported at 5%;
+    when nothing changes at all, the chance of reporting any is at most 5% too (docs/metrics.md has
+    the rate measured on null runs).
+    """
+    tests = [t for c in comparisons for t in c.descriptive.values() if not np.isnan(t.p)]
+    if not tests:
+        return
+    adjusted = multipletests([t.p for t in tests], alpha=ALPHA, method="fdr_bh")[1]
+    for test, p in zip(tests, adjusted, strict=True):
+        test.p_fdr = float(p)
 
 
 def holm(comparisons: Sequence[Comparison]) -> None:

@@ -33,15 +33,14 @@ import numpy as np
 from scipy import stats
 
 from rummysim.analysis.estimates import Estimate
+from rummysim.measures import MEASURES as ALL_MEASURES
 
 ALPHA = 0.05
 POWER = 0.80
-MEASURES: dict[str, tuple[str, float]] = {
-    # planned metric: (its `margin:` key, the margin's unit as a fraction: pp -> 0.01)
-    "first_seat_advantage_game": ("first_seat_edge", 0.01),
-    "order": ("order", 1.0),
-    "strength": ("strength", 1.0),  # a change in log strength (`rummysim.analysis.skill`)
-}
+MEASURES: dict[str, tuple[str, float]] = {m.metric: (m.name, 1.0 / m.scale) for m in ALL_MEASURES.values()}
+"""Each plannable metric: (its ``margin:`` key, the margin's unit in the metric's scale: pp -> 0.01)."""
+DELTA_TEST = "z-test over games (delta method)"
+"""The test of a difference of two ratios of per-game sums: z = (R_b − R_a) / se, se from the linearised games."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +102,32 @@ def linearised(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     if total == 0:
         return np.zeros_like(num, dtype=float)
     return (num - np.sum(num) / total * den) / np.mean(den)
+
+
+def delta_test(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray], *, paired: bool) -> float:
+    """Return the two-sided p-value of ratio(b) − ratio(a) = 0 by a z-test on the games' linearised values.
+
+    Each ratio is sum(num) / sum(den) over games (a mean per game when den is 1); its
+    standard error comes from the games' influence values (`linearised`, the delta method):
+    per-game differences when `paired`, each side apart otherwise. NaN when the games do not
+    vary (nothing to test).
+
+    >>> a = (np.array([1.0, 0, 1, 0, 1, 0, 1, 0]), np.ones(8)); b = (np.array([1.0, 1, 1, 0, 1, 1, 1, 0]), np.ones(8))
+    >>> round(delta_test(a, b, paired=True), 3)
+    0.127
+    """
+    (num_a, den_a), (num_b, den_b) = a, b
+    if min(len(num_a), len(num_b)) < 2 or not (np.sum(den_a) > 0 and np.sum(den_b) > 0):
+        return float("nan")
+    change = np.sum(num_b) / np.sum(den_b) - np.sum(num_a) / np.sum(den_a)
+    za, zb = linearised(num_a, den_a), linearised(num_b, den_b)
+    if paired:
+        se = float(np.std(zb - za, ddof=1) / math.sqrt(len(za)))
+    else:
+        se = float(math.sqrt(np.var(za, ddof=1) / len(za) + np.var(zb, ddof=1) / len(zb)))
+    if not se > 0:
+        return float("nan")
+    return float(2 * stats.norm.sf(abs(change) / se))
 
 
 def variance_ratio(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> float:
