@@ -1,6 +1,6 @@
 """rummysim: statistical simulation and analysis of the card game Rummy.
 
-The rules are those of RULES.md (cited as R1 to R11). The public API:
+The rules are those of the rulebook, docs/rulebook.md (cited as R1 to R12). The public API:
 
 >>> import rummysim
 >>> rummysim.min_deadwood("AS 2S 3S KH")

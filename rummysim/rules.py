@@ -1,6 +1,6 @@
 """The rule settings of one table: a frozen, validated `Rules` and its named presets.
 
-Every variant in RULES.md's table is a field here, with the names experiment files use.
+Every variant in the rulebook's variants table (docs/rulebook.md) is a field here, with the names experiment files use.
 Two fields default by another: ``cards_dealt`` follows the player count (R3.2) and
 ``ace_points`` follows ``ace`` (R9.2); leave them ``None`` for that default and read
 the resolved values from `Rules.n_dealt` and `Rules.ace_value`.
@@ -57,7 +57,7 @@ def _enum(name: str, value: Any, enum: type[Enum], rule: str) -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class Rules:
-    """Every setting of RULES.md, validated on construction (raises `ConfigError`)."""
+    """Every setting of the rulebook (docs/rulebook.md), validated on construction (raises `ConfigError`)."""
 
     n_players: int = 2
     """Players at the table, 2 to 6 (R1.1); experiment files take it from the lineup."""
@@ -195,4 +195,4 @@ PRESETS: dict[str, Rules] = {
     "discard_to_go_out": Rules(going_out=GoingOut.DISCARD),
     "no_rummy_bonus": Rules(rummy_multiplier=1),
 }
-"""The named rule sets of RULES.md's variant table."""
+"""The named rule sets of the rulebook's variants table."""

@@ -1,4 +1,4 @@
-"""Scenario tests of one hand, R3 to R10 of RULES.md, each test named after its rule.
+"""Scenario tests of one hand, R3 to R10 of docs/rulebook.md, each test named after its rule.
 
 Every scenario stacks a deal from card strings with `Deal.of` and plays it through
 `play_hand` with scripted bots, so that each move is the rulebook's own example rather
