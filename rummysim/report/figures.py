@@ -1,13 +1,18 @@
 """The report's charts, drawn headless with matplotlib and saved as PNG and SVG.
 
 Each function draws one chart of an `Analysis` and returns its figure; `draw_all` saves
-them under ``figures/``. Error bars are the 95% intervals of the analysis.
+them under ``figures/`` with `save`. Error bars are the 95% intervals of the analysis.
+Legends sit outside the axes, in the figure's margin, so they never cover a bar or a line.
+`forest_plot` (from `rummysim.report.forest`) draws a report's answer from `ForestRow`s;
+save it with `save` too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -15,13 +20,21 @@ matplotlib.use("Agg")  # headless: no display is needed, or used
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.typing import RcKeyType
 
 from rummysim.analysis import Analysis, Estimate
 from rummysim.analysis.frames import ENDINGS
 from rummysim.analysis.grid import arms, cell_means
+from rummysim.report.forest import ForestRow, forest_plot
+
+__all__ = ["CHARTS", "GRID_CHARTS", "RC", "ForestRow", "charts_for", "draw_all", "forest_plot", "save"]
 
 COLORS = [plt.get_cmap("tab10")(i) for i in range(10)]
+RC: dict[RcKeyType, Any] = {"svg.hashsalt": "rummysim", "svg.fonttype": "none", "font.size": 9}
+"""The charts' matplotlib settings: a fixed SVG salt so the same run gives the same files, text kept as text."""
 
 
 def _errors(estimates: list[Estimate], scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -40,6 +53,20 @@ def _figure(width: float = 8.0, height: float = 4.5) -> tuple[Figure, plt.Axes]:
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     ax.grid(axis="y", alpha=0.3)
     return fig, ax
+
+
+def _legend(fig: Figure, handles: Sequence[Artist], labels: Sequence[str]) -> None:
+    """Put the legend in the figure's margin, outside every axes (constrained layout makes room for it).
+
+    Short labels go to the right; long ones below, in two columns, the figure growing by their rows.
+    """
+    if max(map(len, labels), default=0) <= 24:
+        fig.legend(handles, labels, loc="outside right upper", fontsize=8, frameon=False,
+                   ncol=math.ceil(len(labels) / 18))  # fmt: skip
+        return
+    columns = min(2, len(labels))
+    fig.set_figheight(fig.get_figheight() + 0.18 * math.ceil(len(labels) / columns) + 0.1)
+    fig.legend(handles, labels, loc="outside lower center", fontsize=8, frameon=False, ncol=columns)
 
 
 def _condition_axis(ax: plt.Axes, names: list[str]) -> None:
@@ -69,7 +96,7 @@ def seat_win_share(analysis: Analysis) -> Figure:
         axes[0].set_ylim(max(0.0, min(e.low for e in ends) * 100 - 3), max(e.high for e in ends) * 100 + 3)
     axes[0].set_ylabel("win share, % (95% Wilson interval)")
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in range(widest)]
-    axes[1].legend(handles, [f"position {p}" for p in range(widest)], fontsize=8, loc="lower right")
+    _legend(fig, handles, [f"position {p}" for p in range(widest)])
     fig.suptitle("Seat win share by turn position (0 plays first); dashed: the fair share 1/n")
     return fig
 
@@ -95,7 +122,7 @@ def strategy_win_share(analysis: Analysis) -> Figure:
     ax.set_ylim(0, 100)
     ax.set_ylabel("games won per seat held, % (95% interval)")
     ax.set_title("Strategy win share, seats rotated; dashed: the fair share 1/n")
-    ax.legend(fontsize=8)
+    _legend(fig, *ax.get_legend_handles_labels())
     return fig
 
 
@@ -134,7 +161,8 @@ def hand_endings(analysis: Analysis) -> Figure:
     _condition_axis(ax, _names(analysis))
     ax.set_ylabel("share of hands, %")
     ax.set_title("How hands end: the winner's last card left by ... (R7), or stalled (R10.2)")
-    ax.legend(fontsize=8, loc="lower right")
+    handles, labels = ax.get_legend_handles_labels()
+    _legend(fig, handles[::-1], labels[::-1])  # top to bottom, as the bars stack
     return fig
 
 
@@ -155,35 +183,41 @@ def rummy_value(analysis: Analysis) -> Figure:
 
 
 def game_length(analysis: Analysis) -> Figure:
-    """The distribution of hands per game (R11)."""
+    """The distribution of hands per game (R11), out to the longest game of every condition."""
     fig, ax = _figure()
-    longest = max(int(f["hands"].quantile(0.995)) for f in analysis.frames.values())
-    bins = [h + 0.5 for h in range(longest + 1)]
+    longest = {c.name: int(analysis.frames[c.name]["hands"].max()) for c in analysis.conditions}
+    reach = max(longest.values(), default=1)
+    step = max(1, math.ceil(reach / 120))  # one bar per hand, unless that makes the bars too thin to see
+    bins = [0.5 + step * k for k in range(math.ceil(reach / step) + 1)]  # the last edge is past the longest game
     for j, c in enumerate(analysis.conditions):
+        mean = c.metrics["hands_per_game"].value
         ax.hist(analysis.frames[c.name]["hands"], bins=bins, histtype="step", density=True, linewidth=1.5,
-                color=COLORS[j % 10], label=f"{c.name} (mean {c.metrics['hands_per_game'].value:.1f})")  # fmt: skip
-    ax.set_xlabel("hands in the game")
-    ax.set_ylabel("share of games")
+                color=COLORS[j % 10], label=f"{c.name} (mean {mean:.1f}, longest {longest[c.name]})")  # fmt: skip
+    ax.set_xlim(0, bins[-1] + step / 2)
+    ax.set_xlabel("hands in the game" + (f" (bins of {step} hands)" if step > 1 else ""))
+    ax.set_ylabel("share of games" + (" per hand" if step > 1 else ""))
     ax.set_title("Game length (R11)")
-    ax.legend(fontsize=8)
+    _legend(fig, *ax.get_legend_handles_labels())
     return fig
 
 
 def score_trajectories(analysis: Analysis) -> Figure:
     """Mean score after each hand of the game's eventual winner and of the other seats."""
     fig, ax = _figure()
+    handles: list[Artist] = []
     for j, c in enumerate(analysis.conditions):
         path = analysis.trajectories[c.name]
         color = COLORS[j % 10]
-        ax.plot(path["hand"] + 1, path["winner"], color=color, label=f"{c.name}: winner")
-        ax.plot(path["hand"] + 1, path["others"], color=color, linestyle="dashed", label=f"{c.name}: others")
+        handles += ax.plot(path["hand"] + 1, path["winner"], color=color)
+        ax.plot(path["hand"] + 1, path["others"], color=color, linestyle="dashed")
     target = analysis.experiment.conditions[0].rules.target_score
     if target:
         ax.axhline(target, color="black", linewidth=0.8)
     ax.set_xlabel("after hand")
     ax.set_ylabel("mean score (R11)")
     ax.set_title("Score trajectories: the eventual winner (solid) and the other seats (dashed)")
-    ax.legend(fontsize=7, ncol=2)
+    styles = [Line2D([], [], color="black"), Line2D([], [], color="black", linestyle="dashed")]
+    _legend(fig, [*handles, *styles], [*_names(analysis), "eventual winner", "other seats"])
     return fig
 
 
@@ -241,17 +275,23 @@ def charts_for(analysis: Analysis) -> dict[str, tuple[Callable[[Analysis], Figur
     return {**CHARTS, **(GRID_CHARTS if analysis.experiment.grid else {})}
 
 
+def save(fig: Figure, folder: Path, name: str) -> Path:
+    """Save `fig` as `folder`/`name`.png and .svg (the same bytes for the same chart), close it; return the PNG."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with plt.rc_context(RC):
+            fig.savefig(folder / f"{name}.png", dpi=110)
+            fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
+    finally:
+        plt.close(fig)  # pyplot keeps every figure it made until it is closed
+    return folder / f"{name}.png"
+
+
 def draw_all(analysis: Analysis, folder: Path) -> dict[str, Path]:
     """Draw every chart into `folder` as PNG and SVG; return the PNG paths by chart name."""
-    folder.mkdir(parents=True, exist_ok=True)
     paths = {}
-    with plt.rc_context({"svg.hashsalt": "rummysim", "svg.fonttype": "none", "font.size": 9}):
+    with plt.rc_context(RC):
         for name, (draw, _) in charts_for(analysis).items():
-            fig = draw(analysis)
-            try:
-                fig.savefig(folder / f"{name}.png", dpi=110)
-                fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
-            finally:
-                plt.close(fig)
-            paths[name] = folder / f"{name}.png"
+            paths[name] = save(draw(analysis), folder, name)
     return paths
