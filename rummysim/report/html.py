@@ -135,7 +135,7 @@ img { display: block; max-width: 100%; height: auto; }
   h2, h3 { break-after: avoid; }
   .table-wrap { overflow: visible; border: 0; background: none; }
   table { font-size: 7.5pt; width: 100%; }
-  th, td { padding: 0.15rem 0.3rem; white-space: normal; }
+  th, td { padding: 0.15rem 0.3rem; white-space: normal; overflow-wrap: anywhere; }  /* paper does not scroll */
   th:first-child, td:first-child { position: static; box-shadow: none; }
   .nobr { white-space: normal; }
   td.words { min-width: 0; }
