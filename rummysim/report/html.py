@@ -11,8 +11,8 @@
   broken across lines;
 - the charts, ``figures/*.png`` or any other image the markdown names by a path relative
   to the report's folder, embedded as data URLs and sized to the column;
-- the verdicts as a box. The markdown the report must emit for it is a list whose every
-  item opens with a verdict in bold, each verdict one of `VERDICTS`::
+- the verdicts as a box. The markdown the report must emit for it is a list (not nested in
+  another) whose every item opens with a verdict in bold, each one of `VERDICTS`::
 
       - **Yes**: playing aces high changes who wins ...
       - **Can't tell**: ...
