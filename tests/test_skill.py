@@ -11,13 +11,13 @@ from synthetic import synthetic_tables
 
 from rummysim.analysis.compare import Comparison, Verdict, compare, holm, rule_out
 from rummysim.analysis.compare import Test as PlannedTest
-from rummysim.analysis.estimates import Estimate
+from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import game_frame
 from rummysim.analysis.metrics import summarize_condition
-from rummysim.analysis.skill import measured, strength, strength_difference
+from rummysim.analysis.skill import measured, strength, strength_difference, strengths_against
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
-from rummysim.report.skill import direction, skill_claim
+from rummysim.report.skill import direction, skill_claim, strength_text
 
 MARGINS = {"first_seat_edge": 1.0, "order": 0.02, "strength": 0.05}
 
@@ -96,6 +96,73 @@ def test_a_planted_change_of_strength_across_table_sizes_holds_and_its_interval_
     d = comp.differences["strength"]
     assert d.low <= math.log(0.5) <= d.high
     assert comp.verdict("strength") is Verdict.HOLDS
+
+
+def test_a_strategy_with_two_of_four_seats_winning_every_game_has_order_1_and_its_fair_share_is_k_over_n():
+    """Issue 20: per seat, 50% of games and Order 0.333 hid that greedy won every game."""
+    rng = np.random.default_rng(21)
+    players = ["greedy", "greedy", "uniform", "cautious"]
+    hands, game_rows = synthetic_tables(rng, games=200, n=4, hands=1, players=players, strong_wins=1.0)
+    frame = game_frame(hands, game_rows, n_players=4)
+    summary = summarize_condition(frame, name="c", n_players=4, lineup={"greedy": 2, "uniform": 1, "cautious": 1})
+    greedy = next(s for s in summary.strategies if s.strategy == "greedy")
+    assert greedy.share.value == 1.0 and greedy.fair_share == 0.5
+    assert greedy.order.value == 1.0 and greedy.order.high == 1.0 and greedy.order.low > 0.95
+    uniform = next(s for s in summary.strategies if s.strategy == "uniform")
+    assert uniform.order.value == pytest.approx(-1 / 3)  # (0 - 1/4) / (1 - 1/4): it won none
+    # its seats winning their fair share, half the games, is Order 0 (one greedy seat wins a quarter of the
+    # games, the other three seats share the rest: 1/4 + 3/4 * 1/3 = 1/2)
+    fair = summarize_condition(
+        game_frame(*synthetic_tables(rng, games=2000, n=4, hands=1, players=players, strong_wins=0.25), n_players=4),
+        name="c", n_players=4, lineup={"greedy": 2, "uniform": 1, "cautious": 1},
+    )  # fmt: skip
+    assert next(s for s in fair.strategies if s.strategy == "greedy").order.spans_zero
+
+
+def test_order_of_a_strategy_with_one_seat_is_unchanged():
+    rng = np.random.default_rng(22)
+    summary, _ = condition(rng, n=3, theta=3.0, games=1500, name="a")
+    strong = next(s for s in summary.strategies if s.strategy == "strong")
+    w = strong.share.value
+    assert strong.order.value == pytest.approx((w - 1 / 3) / (1 - 1 / 3))
+    assert strong.order.low == pytest.approx((strong.share.low - 1 / 3) / (2 / 3))
+
+
+def test_strength_at_a_share_of_1_or_0_is_a_one_sided_bound_never_inf():
+    won_all = strength(wilson(2000, 2000), seats=1, n=2)
+    assert math.isnan(won_all.value) and math.isnan(won_all.high) and 500 < won_all.low < 2000
+    won_none = strength(wilson(0, 2000), seats=1, n=2)
+    assert math.isnan(won_none.value) and math.isnan(won_none.low) and 0 < won_none.high < 0.002
+    assert won_none.high == pytest.approx(1 / won_all.low)  # the same bound, seen from the other side
+    # going_rummy: greedy with 2 of 3 seats won all 20,000 games (once "inf [2603.18, 4503599627370495.50]")
+    both_seats = strength(wilson(20000, 20000), seats=2, n=3)
+    assert math.isnan(both_seats.value) and math.isfinite(both_seats.low) and math.isnan(both_seats.high)
+    assert strength_text(both_seats).startswith("not estimable (it won every game): at least ")
+    assert strength_text(won_none).startswith("not estimable (it won no game): at most 0.00")
+    # a share near 1 is estimable, and worded with three significant digits, not as 1110.61
+    assert strength_text(strength(wilson(19982, 20000), seats=2, n=3)) == "555 [351, 878]"
+
+
+def test_strength_in_a_mixed_lineup_is_against_each_opponent_not_pooled():
+    """Luce's choice model: P(a wins | a or b wins) = θ_a / (θ_a + θ_b), whatever the other seats."""
+    rng = np.random.default_rng(23)
+    theta = {"a": 4.0, "b": 2.0, "c": 1.0, "d": 0.5}
+    lineup = list(theta)
+    probs = np.array(list(theta.values())) / sum(theta.values())
+    hands, games = synthetic_tables(rng, games=4000, n=4, hands=1, players=lineup, condition="m")
+    winners = np.repeat(np.array(lineup)[rng.choice(4, size=4000, p=probs)], 4)
+    games["won"] = games["strategy"].to_numpy() == winners  # the winner drawn by strategy (Luce's choice model)
+    frame = game_frame(hands, games, n_players=4)
+    summary = summarize_condition(frame, name="m", n_players=4, lineup=dict.fromkeys(lineup, 1))
+    against = strengths_against(summary, "a")
+    assert set(against) == {"b", "c", "d"}
+    for other, e in against.items():
+        assert e.low <= theta["a"] / theta[other] <= e.high, (other, e)
+    assert against["d"].low > against["b"].high  # pooled, one number would hide that a beats d far more than b
+    # with two strategies it is `strength` itself
+    two, _ = condition(rng, n=2, theta=3.0, games=800, name="p")
+    strong = next(s for s in two.strategies if s.strategy == "strong")
+    assert strengths_against(two, "strong")["weak"] == strength(strong.share, seats=1, n=2)
 
 
 def made_comparison(value: float, *, metric: str = "order", p_holm: float = 0.001) -> Comparison:

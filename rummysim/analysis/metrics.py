@@ -7,7 +7,8 @@ Formulas and sources are in docs/metrics.md. In short, with n seats:
 - first-seat advantage r_0 - 1/n; Balance 1 - max |r_a - r_b| (game level: with an
   interval from Goodman's simultaneous seat intervals; hand level: a point value); a
   chi-square test of uniform seats (scipy) with Cohen's effect size w = sqrt(chi2 / N).
-- strategy win share w per seat it holds, and Order (w - 1/n) / (1 - 1/n).
+- strategy win share w (games won by any of its k seats), per seat w / k, and Order
+  (w - k/n) / (1 - k/n): 0 at its fair share k/n, 1 when its seats win every game.
 - means over hands (points, turns, endings, rummies) are ratios of per-game sums with a
   bootstrap over whole games, one set of resamples for all of them; per-game means (game
   length, lead changes) likewise.
@@ -61,7 +62,12 @@ class Uniformity:
 
 @dataclass(frozen=True)
 class StrategyShare:
-    """How often one strategy of a lineup won games, per seat it holds, and its Order."""
+    """How often one strategy of a lineup won games, per seat it holds, and its Order.
+
+    A strategy may hold several seats (k of n): its share w is the games any of its seats won,
+    to be read against its fair share k/n (`fair_share`); `per_seat` is w / k, a seat's average,
+    whose fair value is 1/n and whose ceiling is 1/k, not 1.
+    """
 
     strategy: str
     seats: int
@@ -69,7 +75,26 @@ class StrategyShare:
     """Games won by any seat of this strategy, over decided games."""
     per_seat: Estimate
     order: Estimate
-    """(per_seat - 1/n) / (1 - 1/n): 0 when skill does not show, 1 when it always wins."""
+    """(share - k/n) / (1 - k/n) (`skill_order`): 0 at its fair share, 1 when its seats win every game."""
+    fair_share: float = float("nan")
+    """k/n: the share of decided games its k seats win when every seat is as strong as the others."""
+
+
+def skill_order(share: Estimate, *, seats: int, n: int) -> Estimate:
+    """Return Order (w - k/n) / (1 - k/n) of a strategy holding k of n seats, from its share w of games won.
+
+    With one seat it is (w - 1/n) / (1 - 1/n); with k seats its ceiling is still 1 (its seats win
+    every game), which w / k against 1/n never reaches. A strategy holding every seat has none (NaN).
+
+    >>> skill_order(Estimate(1.0, 0.99, 1.0, 200), seats=2, n=4).value
+    1.0
+    >>> round(skill_order(Estimate(0.75, 0.7, 0.8, 200), seats=1, n=2).value, 3)
+    0.5
+    """
+    if seats >= n:
+        return Estimate(float("nan"), float("nan"), float("nan"), share.n)
+    fair = seats / n
+    return share.shifted(-fair, scale=1.0 / (1.0 - fair))
 
 
 @dataclass
@@ -156,8 +181,12 @@ def summarize_condition(
     for label, seats in lineup.items():
         share = wilson(int((decided["winner_strategy"] == label).sum()), len(decided))
         per_seat = share.shifted(0.0, scale=1.0 / seats)
-        order = per_seat.shifted(-1.0 / n, scale=1.0 / (1.0 - 1.0 / n))
-        strategies.append(StrategyShare(strategy=label, seats=seats, share=share, per_seat=per_seat, order=order))
+        order = skill_order(share, seats=seats, n=n)
+        strategies.append(
+            StrategyShare(
+                strategy=label, seats=seats, share=share, per_seat=per_seat, order=order, fair_share=seats / n
+            )
+        )
     columns = per_game_columns(frame)
     pairs = {metric: (columns[num], columns[den]) for metric, (num, den, _) in RATIOS.items()}
     # The hands of one game share its luck, so a seat's share of hands is resampled by whole games too

@@ -6,7 +6,7 @@ highest on the ladder (`rummysim.design.LADDER`: uniform < greedy < rummy_hunter
 montecarlo), a strategy off the ladder (a plug-in bot, the one under test) above every built-in
 one, ties broken by the higher win share per seat. Never by seat count alone.
 
-**Strength.** Order (w/k − 1/n)/(1 − 1/n) falls with table size on its own: a bot of
+**Strength.** Order (w − k/n)/(1 − k/n) falls with table size on its own: a bot of
 constant strength wins a smaller share of a larger table. Luce's choice model (Bradley-Terry
 for two players) gives each seat a strength and the winner with probability proportional to
 it; with strategy S holding k of n seats at strength θ and the others at strength 1,
@@ -19,6 +19,15 @@ strength. Between conditions the change in log θ is compared; at the same table
 the same seats it ranks exactly as Order, so Order stays the planned measure there, and
 strength is the planned measure when table size or seats differ (issue 13, item 5).
 
+At a win share of 0 or 1 the odds are 0 or infinite and θ is not estimable: `strength`
+gives a NaN value with the one finite end of w's interval as a bound (at least θ(low) when
+S won every game, at most θ(high) when it won none), never inf. In a lineup of three or
+more strategies θ against "the other seats" would pool different bots; `strengths_against`
+gives S's strength against each opponent T instead, θ_S / θ_T, from the games either won
+(Luce's choice axiom: which of the two wins does not depend on the other seats). `pairings`
+gives, from whole finishing orders, how often S's best seat finished ahead of T's: the pairwise
+table beneath the ladder (`rummysim.analysis.ladder`).
+
 **Claims.** "Rewards skill more" is said of a condition only when the measured strategy beats
 its opponents in both conditions (its Order's interval above 0), wins more for its share in
 that condition, the planned test holds after Holm's correction, and the change is at least
@@ -29,22 +38,28 @@ measured coverage: docs/metrics.md.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.special import expit
 from statsmodels.stats import proportion
 
 from rummysim.analysis.equivalence import spread
-from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate, Resampled, percentile_interval
+from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate, Resampled, percentile_interval, wilson
 from rummysim.analysis.metrics import ConditionSummary, StrategyShare, seed_for
 from rummysim.design import LADDER
 
 if TYPE_CHECKING:
     from rummysim.analysis.compare import Comparison
 
+Ranking = tuple[tuple[str, ...], ...]
+"""One game's finishing order: its places from first, each the strategies of the seats in it (several: tied)."""
+NAN = float("nan")
 SCORE_TEST = "Miettinen-Nurminen score test"
 """The unpaired test of two proportions: statsmodels' ``method="score"`` with its variance correction
 ``nobs / (nobs - 1)`` (statsmodels' default for a difference is Agresti-Caffo, which is not this test)."""
@@ -80,18 +95,52 @@ def seat_odds(seats: int, n: int) -> float:
 def strength(share: Estimate, *, seats: int, n: int) -> Estimate:
     """Return Luce's strength θ = odds(w) / odds(k/n) of a strategy, with its interval from w's (Wilson).
 
-    θ is increasing in w, so the ends of w's interval give θ's. θ of 1 is a fair share.
+    θ is increasing in w, so the ends of w's interval give θ's. θ of 1 is a fair share. At a
+    share of 1 θ is not estimable: the value is NaN and only the lower end, θ of w's lower end,
+    is given (S is at least that strong); at a share of 0 only the upper end. Never inf.
 
     >>> round(strength(Estimate(0.775, 0.75, 0.8, 1000), seats=1, n=2).value, 2)
     3.44
+    >>> e = strength(wilson(200, 200), seats=1, n=2)
+    >>> math.isnan(e.value), round(e.low, 1), math.isnan(e.high)
+    (True, 52.1, True)
     """
 
     def theta(w: float) -> float:
-        if not 0.0 <= w <= 1.0 or seats >= n:
+        if not 0.0 < w < 1.0 or seats >= n:
             return float("nan")
-        return float("inf") if w == 1.0 else w / (1.0 - w) / seat_odds(seats, n)
+        return w / (1.0 - w) / seat_odds(seats, n)
 
-    return Estimate(theta(share.value), theta(share.low), theta(share.high), share.n)
+    value, low, high = theta(share.value), theta(share.low), theta(share.high)
+    if share.value == 0.0 and share.high < 1.0:  # won no game: an upper bound only
+        return Estimate(float("nan"), float("nan"), high, share.n)
+    if share.value == 1.0 and share.low > 0.0:  # won every game: a lower bound only
+        return Estimate(float("nan"), low, float("nan"), share.n)
+    if math.isfinite(value) and share.low <= 0.0:  # θ of a share's end at 0 is 0 (at 1 it stays NaN: unbounded)
+        low = 0.0
+    return Estimate(value, low, high, share.n)
+
+
+def strengths_against(summary: ConditionSummary, strategy: str) -> dict[str, Estimate]:
+    """Return the strength θ_S / θ_T of `strategy` S against each other strategy T of a lineup, from the winners.
+
+    Under Luce's choice model a game won by S or T is won by S with probability
+    p = k_S θ_S / (k_S θ_S + k_T θ_T), whatever the other seats (the choice axiom), so
+    θ_S / θ_T = odds(p) / (k_S / k_T), with p's Wilson interval over the games S or T won
+    (`strength` with T's seats as the others: its bounds at 0 and 1 too). With two strategies
+    it is `strength` itself; with more it is against each opponent, never pooled.
+    """
+    mine = next(s for s in summary.strategies if s.strategy == strategy)
+
+    def wins(s: StrategyShare) -> int:
+        return 0 if not s.share.n else round(s.share.value * s.share.n)
+
+    return {
+        other.strategy: strength(wilson(wins(mine), wins(mine) + wins(other)), seats=mine.seats,
+                                 n=mine.seats + other.seats)
+        for other in summary.strategies
+        if other.strategy != strategy
+    }  # fmt: skip
 
 
 def log_strength(wins: np.ndarray, *, seats: int, n: int, axis: int = -1) -> np.ndarray:
@@ -167,9 +216,9 @@ def compare_skill(
     na, nb = summary_a.n_players, summary_b.n_players
     wins_a = (decided[0]["winner_strategy"] == strategy).to_numpy(dtype=float)
     wins_b = (decided[1]["winner_strategy"] == strategy).to_numpy(dtype=float)
-    if metric == "order":
-        order_a = (wins_a / seats_a - 1.0 / na) / (1.0 - 1.0 / na)
-        order_b = (wins_b / seats_b - 1.0 / nb) / (1.0 - 1.0 / nb)
+    if metric == "order":  # per game, (won - k/n) / (1 - k/n): its mean is Order (`metrics.skill_order`)
+        order_a = (wins_a - seats_a / na) / (1.0 - seats_a / na)
+        order_b = (wins_b - seats_b / nb) / (1.0 - seats_b / nb)
         diff("order", (order_a, np.ones(len(order_a))), (order_b, np.ones(len(order_b))))
         if result.paired and len(wins_a):
             return {"order": (MCNEMAR, mcnemar(wins_a.astype(bool), wins_b.astype(bool)))}
@@ -202,3 +251,53 @@ def worth_reporting(comp: Comparison, margins: Mapping[str, float]) -> bool:
     if metric is None or not comp.verdict(metric).is_claim:
         return False
     return abs(comp.differences[metric].value) >= margins[metric]
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """How often one strategy's best seat finished ahead of another's in one condition, and the ladder's forecast."""
+
+    condition: str
+    strategy: str
+    opponent: str
+    share: Estimate
+    """Games in which its best-placed seat finished ahead of the opponent's (Wilson), over those where it is known."""
+    predicted: float
+    """A ladder's probability of it: k_S θ_S / (k_S θ_S + k_T θ_T), NaN unless both are rated."""
+    fitted: bool
+    """Whether the condition is part of the fit."""
+
+
+def record(games: Sequence[Ranking], s: str, t: str) -> tuple[int, int]:
+    """Return (games where the order of S's and T's best seats is known, games where S's was ahead)."""
+    known = ahead = 0
+    for game in games:
+        place: dict[str, int] = {}
+        for i, labels in enumerate(game):
+            for label in labels:
+                place.setdefault(label, i)
+        if s in place and t in place and place[s] != place[t]:
+            known += 1
+            ahead += place[s] < place[t]
+    return known, ahead
+
+
+def pairings(rankings: Mapping[str, Sequence[Ranking]], ratings: Mapping[str, float], *, fitted: bool) -> list[Pairing]:
+    """Return each condition's pairs of strategies with how often the first's best seat finished ahead (Wilson).
+
+    `ratings`: log-strengths on a ladder (`analysis.ladder`), strongest first, NaN where only bounded:
+    each pair is given the higher first, with the ladder's forecast k_S θ_S / (k_S θ_S + k_T θ_T).
+    """
+    on = list(ratings)
+    out = []
+    for name, games in rankings.items():
+        if not games:
+            continue
+        lineup = Counter(label for place in games[0] for label in place)
+        order = sorted(lineup, key=lambda s: (on.index(s) if s in on else len(on), s))
+        for i, s in enumerate(order):
+            for t in order[i + 1 :]:
+                n_known, ahead = record(games, s, t)
+                gap = ratings.get(s, NAN) - ratings.get(t, NAN) + math.log(lineup[s] / lineup[t])
+                out.append(Pairing(name, s, t, wilson(ahead, n_known), float(expit(gap)), fitted))
+    return out

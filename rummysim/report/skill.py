@@ -13,10 +13,11 @@ of rule sets: the claim is made only when every pairing makes it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from rummysim.analysis import Analysis, Comparison, ConditionSummary, Estimate
-from rummysim.analysis.skill import strength, worth_reporting
+from rummysim.analysis.skill import strength, strengths_against, worth_reporting
 from rummysim.report.wording import also, amount, change_text, difference_text, num
 
 MEASURE = {"order": "Order", "strength": "log strength"}
@@ -26,6 +27,44 @@ def _estimates(comp: Comparison, c: ConditionSummary) -> tuple[Estimate, Estimat
     """Return the measured strategy's Order and Luce strength θ in one condition."""
     s = next(s for s in c.strategies if s.strategy == comp.focal)
     return s.order, strength(s.share, seats=s.seats, n=c.n_players)
+
+
+def _figure(x: float) -> str:
+    """Return a strength with three significant digits, thousands grouped: ``3.23``, ``22.1``, ``1,110``."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    digits = 2 - math.floor(math.log10(abs(x)))
+    return f"{round(x, digits):,.{max(digits, 0)}f}"
+
+
+def strength_text(e: Estimate) -> str:
+    """Return a Luce strength θ for the report: ``3.23 [2.91, 3.58]``, or its bound when it is not estimable.
+
+    A strategy that won every game has no estimate, only a lower bound (`analysis.skill.strength`);
+    one that won none, an upper bound; neither is ever printed as inf or as a precise huge number.
+
+    >>> strength_text(Estimate(1110.61, 584.23, 2111.24, 19990))
+    '1,110 [584, 2,110]'
+    >>> strength_text(Estimate(float("nan"), 520.64, float("nan"), 2000))
+    'not estimable (it won every game): at least 521'
+    >>> strength_text(Estimate(float("nan"), float("nan"), 0.0019, 2000))
+    'not estimable (it won no game): at most 0.00190'
+    """
+    if math.isnan(e.value):
+        if math.isfinite(e.low):
+            return f"not estimable (it won every game): at least {_figure(e.low)}"
+        if math.isfinite(e.high):
+            return f"not estimable (it won no game): at most {_figure(e.high)}"
+        return "not estimable (no decided games)"
+    low = _figure(e.low) if math.isfinite(e.low) else "n/a"
+    high = _figure(e.high) if math.isfinite(e.high) else "unbounded"
+    return f"{_figure(e.value)} [{low}, {high}]"
+
+
+def strength_words(comp: Comparison, c: ConditionSummary) -> str:
+    """Return the measured strategy's Luce strength against each opponent of a lineup (never pooled over them)."""
+    found = strengths_against(c, comp.focal or "")
+    return ", ".join(f"against `{other}` {strength_text(e)}" for other, e in found.items())
 
 
 def direction(comp: Comparison, a: ConditionSummary, b: ConditionSummary, margins: Mapping[str, float]) -> str | None:
@@ -76,12 +115,12 @@ def skill_sentence(
     metric = comp.skill_metric
     if comp.focal is None or metric is None or metric not in comp.differences:
         return None
-    (oa, ta), (ob, tb) = _estimates(comp, a), _estimates(comp, b)
+    (oa, _), (ob, _) = _estimates(comp, a), _estimates(comp, b)
     shown = num(comp.differences[metric], signed=True)
     text = (
         f"**Skill** (`{comp.focal}`): {skill_claim(comp, a, b, margins)}. Its Order is {num(oa)} under `{a.name}` "
-        f"and {num(ob)} under `{b.name}`; its Luce strength against the other seats is {num(ta, digits=2)} and "
-        f"{num(tb, digits=2)}"
+        f"and {num(ob)} under `{b.name}`; its Luce strength is {strength_words(comp, a)} under `{a.name}` and "
+        f"{strength_words(comp, b)} under `{b.name}`"
     )
     if metric == "strength":
         text += (
