@@ -1,41 +1,26 @@
 """The ``rummysim`` command: thin click commands over the public API.
 
 A `RummysimError` becomes a one-line message on stderr and exit status 1; any other
-exception is a bug and keeps its traceback.
+exception is a bug and keeps its traceback (`rummysim.console`). A run stopped with
+Ctrl-C exits 130 with the command that resumes it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
 from rummysim.arrangement import best_arrangement
-from rummysim.errors import RummysimError, disk_error
-from rummysim.noise import muffled
+from rummysim.console import one_line_errors as _one_line_errors
+from rummysim.console import stopped, write_report
 from rummysim.rules import Rules
+from rummysim.specs import strategy_name
 from rummysim.version import __version__
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _one_line_errors(command: F) -> F:
-    """Print a `RummysimError` as one line (exit 1), and keep the libraries' warnings off the terminal."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            with muffled():
-                return command(*args, **kwargs)
-        except RummysimError as error:
-            raise click.ClickException(str(error)) from None
-
-    return wrapper  # type: ignore[return-value]
+DEBUG = "Keep a bot's traceback: print it above the one-line error."
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -99,6 +84,7 @@ def main() -> None:
     help="Which engine plays, over the file's engine: (auto: compiled where every bot has a compiled twin).",
 )
 @click.option("--no-report", is_flag=True, help="Write the tables only; make the report later with `rummysim report`.")
+@click.option("--debug", is_flag=True, help=DEBUG)
 @_one_line_errors
 def run(
     *,
@@ -116,12 +102,14 @@ def run(
     isolate: bool,
     engine: str | None,
     no_report: bool,
+    debug: bool,
 ) -> None:
     """Play the experiment in FILE and write its tables and report to OUT/<name>/.
 
-    Prints the results folder, then the report's path. A stopped run resumes from its
-    finished chunks when run again; the tables are the same for any --jobs,
-    --chunk-games and --backend.
+    Prints the results folder, then the report's path. A stopped run (Ctrl-C: exit
+    status 130) resumes from its finished chunks when run again; the tables are the
+    same for any --jobs, --chunk-games and --backend. A bot's illegal move or exception
+    stops the run with the command that replays its hand.
 
     \b
     Example:
@@ -136,32 +124,11 @@ def run(
             experiment, out=out, n_jobs=jobs, games=games, seed=seed, backend=backend, scheduler=scheduler,
             chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate, engine=engine,
         )  # fmt: skip
+        click.echo(str(results.folder))
+        if not no_report:
+            write_report(results.folder, quiet=quiet, results=results)
     except KeyboardInterrupt:
-        raise click.ClickException(
-            f"interrupted; the finished chunks are kept in {out}/{experiment.name}/chunks: "
-            "run the same command again to resume"
-        ) from None
-    click.echo(str(results.folder))
-    if not no_report:
-        _write_report(results.folder, quiet=quiet, results=results)
-
-
-def _write_report(folder: Path, *, quiet: bool, results: Any = None) -> None:
-    from rummysim.report import build_report
-    from rummysim.tables import load_results
-
-    results = results or load_results(folder)
-    results.check_tables("hands", "games")  # an error before any work (hashed once: the analysis reuses it)
-    if not quiet:
-        click.echo("analysing the tables and drawing the report ...", err=True)
-    try:
-        report = build_report(folder, results=results)
-    except OSError as error:
-        raise disk_error(
-            error, folder=folder, doing="writing the report", then=f"run: rummysim report {folder}"
-        ) from error
-    click.echo(str(report.markdown))
-    click.echo(str(report.html))
+        stopped(click.get_current_context())
 
 
 @main.command()
@@ -180,7 +147,7 @@ def report(results_dir: str, quiet: bool) -> None:
     Example:
       rummysim report results/acehigh
     """
-    _write_report(Path(results_dir), quiet=quiet)
+    write_report(Path(results_dir), quiet=quiet)
 
 
 @main.command()
@@ -237,9 +204,10 @@ def validate(experiment_file: str, pilot_games: int) -> None:
     choices = [choose_engine(experiment, c, load=False) for c in experiment.conditions]  # says which, without compiling
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
     for condition, choice in zip(experiment.conditions, choices, strict=True):
-        players = ", ".join(p["strategy"] for p in condition.players)
+        players = ", ".join(strategy_name(p["strategy"]) for p in condition.players)
         rules = ", ".join(f"{k}={v}" for k, v in condition.rules.changes().items()) or "basic"
-        sealed = sorted({p["strategy"] for p in condition.players if not is_builtin(check_strategy(p)[0])})
+        plugins = [p["strategy"] for p in condition.players if not is_builtin(check_strategy(p)[0])]
+        sealed = sorted({strategy_name(name) for name in plugins})
         note = f", sealed: {', '.join(sealed)}" if sealed and experiment.isolates(condition) else ""
         note += f", engine: {choice.engine}" + (f" ({choice.why})" if choice.engine == "python" else "")
         note += f", playouts: {choice.playouts}" if choice.playouts else ""
@@ -365,13 +333,15 @@ def bench(
 @click.option("--game", "-g", type=int, required=True, help="The game's number in the tables, from 0.")
 @click.option("--hand", "-H", "hand", type=int, required=True, help="The hand's number in the game, from 0.")
 @click.option("--seat", "-s", type=int, default=None, help="Show only what this seat could see.")
+@click.option("--debug", is_flag=True, help=DEBUG)
 @_one_line_errors
-def replay(*, results_dir: str, condition: str, game: int, hand: int, seat: int | None) -> None:
-    """Replay one hand of a finished run, turn by turn, from its seed alone.
+def replay(*, results_dir: str, condition: str, game: int, hand: int, seat: int | None, debug: bool) -> None:
+    """Replay one hand of a run, turn by turn, from its seed alone.
 
     Prints every holding (marked [hidden]), each draw, meld, lay-off and discard, the
     table and the scoring, then checks the replay against the stored rows of
-    hands.parquet: exit status 1 if they differ.
+    hands.parquet: exit status 1 if they differ. A run a bot stopped replays too (from
+    its run.json), up to the bot's illegal move or exception: exit status 1.
 
     \b
     Example:
@@ -382,6 +352,8 @@ def replay(*, results_dir: str, condition: str, game: int, hand: int, seat: int 
 
     replayed = replay_hand(results_dir, condition=condition, game=game, hand=hand, seat=seat)
     click.echo(str(replayed))
+    if replayed.error is not None:
+        raise replayed.error
     if not replayed.matches:
         n = len(replayed.mismatches)
         raise click.ClickException(

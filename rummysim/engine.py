@@ -13,12 +13,13 @@ values (`rummysim.moves.plain_plays`) before it is checked.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 from rummysim.cards import points
 from rummysim.dealing import Deal, deal
-from rummysim.errors import ConfigError, IllegalMoveError, StrategyError
+from rummysim.errors import BotError, ConfigError, IllegalMoveError, StrategyError
 from rummysim.moves import (
     Discarded,
     Drew,
@@ -175,13 +176,31 @@ class _Hand:
         else:
             kind = exc.raised if isinstance(exc, SealedError) else type(exc).__name__
             what = f"raised {kind} in {decision}: {exc}"
-        return StrategyError(
-            f"seat {seat} ({self.names[seat]}) {what}; {self.context}", seat=seat, strategy=self.names[seat]
-        )
+        # the bot's own traceback, as text so that it crosses from a worker process (``--debug`` shows it)
+        detail = exc.traceback if isinstance(exc, SealedError) else "".join(traceback.format_exception(exc))
+        what = f"seat {seat} ({self.names[seat]}) {what}"
+        return StrategyError(f"{what}; {self.context}", detail=detail, **self._where(seat, what))
 
     def illegal(self, seat: int, move: str, rejected: Rejected) -> IllegalMoveError:
-        what = f"seat {seat} ({self.names[seat]}): {rejected.reason} ({rejected.rule}); {self.context}"
-        return IllegalMoveError(what, seat=seat, strategy=self.names[seat], move=move, rule=rejected.rule)
+        what = f"seat {seat} ({self.names[seat]}): {rejected.reason} ({rejected.rule})"
+        return IllegalMoveError(f"{what}; {self.context}", move=move, rule=rejected.rule, **self._where(seat, what))
+
+    def _where(self, seat: int, what: str) -> dict[str, Any]:
+        """Return a bot error's context: who failed, and what replays the hand (`rummysim.errors.BotError`)."""
+        return dict(seat=seat, strategy=self.names[seat], what=what, seed=self.seed, game=self.game, hand=self.hand,
+                    rules=self.rules, names=tuple(self.names))  # fmt: skip
+
+    def so_far(self) -> HandResult:
+        """Return the hand as far as it went, for a replay of a hand a bot stopped (no records: it was not scored)."""
+        turns = list(self.trace or ())
+        draws = [i for i, event in enumerate(self.history) if isinstance(event, Drew)]
+        if self.trace is not None and len(draws) > len(turns):  # the turn that failed drew, but did not end
+            drew = cast("Drew", self.history[draws[-1]])
+            turns.append(turn_record(
+                self.history[draws[-1]:], game=self.game, hand=self.hand, turn=self.turn, seat=drew.seat,
+                strategy=self.names[drew.seat], drawn=self.drawn, holding=self.holdings[drew.seat],
+            ))  # fmt: skip
+        return HandResult((), None, 0, None, False, False, tuple(self.history), tuple(turns), self.start)
 
     # -- the turns ----------------------------------------------------------------------
     def play_out(self, seat: int) -> tuple[int | None, WentOutBy | None, bool]:
@@ -367,11 +386,15 @@ def play_hand(
         strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, key=key,
         seed=seed, game=game, hand=hand, trace=trace, audit=audit, time_limit=time_limit,
     )  # fmt: skip
-    state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
     try:
+        state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
         winner, went_out_by, went_rummy = state.play_out((dealer + 1) % n)
     except _Stalled:
         winner, went_out_by, went_rummy = None, None, False
+    except BotError as error:
+        if trace:  # a replay shows the hand up to the failure
+            error.so_far = state.so_far()
+        raise
     return _finish(state, winner=winner, went_out_by=went_out_by, went_rummy=went_rummy)
 
 

@@ -7,6 +7,7 @@ any other exception is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import errno
 from collections.abc import Iterable
@@ -31,36 +32,56 @@ class CardError(ConfigError):
     """A card code or a set of cards is invalid (R1.2)."""
 
 
-class IllegalMoveError(RummysimError):
+class BotError(RummysimError):
+    """A bot broke a rule or raised while deciding: the seat, the strategy and the hand that replays it.
+
+    `what` is the failure in one clause (``seat 0 (mybot): ... (R4.5)``); `seed`, `game` and
+    `hand` replay it; `rules` and `names` (the labels by seat) tell which condition of an
+    experiment was playing, since conditions of the same rules and lineup play the same games.
+    `detail` keeps the bot's own traceback (``--debug``), `so_far` the hand up to the
+    failure when it was traced (`rummysim.replay`). All are plain values, so the error
+    crosses from a worker process whole.
+    """
+
+    def __init__(
+        self, message: str, *, seat: int | None = None, strategy: str | None = None, what: str = "",
+        seed: int | None = None, game: int | None = None, hand: int | None = None, rules: Any = None,
+        names: tuple[str, ...] = (), detail: str | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(message)
+        self.seat = seat
+        self.strategy = strategy
+        self.what = what or message
+        self.seed, self.game, self.hand = seed, game, hand
+        self.rules = rules
+        self.names = names
+        self.detail = detail
+        self.so_far: Any = None
+        self.condition: str | None = None
+
+    def placed(self, message: str, *, condition: str) -> BotError:
+        """Return a copy that says `message` and names the experiment's `condition` it happened in."""
+        error = copy.copy(self)
+        error.args = (message,)
+        error.condition = condition
+        return error
+
+
+class IllegalMoveError(BotError):
     """A strategy answered with a move the rules forbid.
 
     Carries the context needed to reproduce it: the seat, the strategy, the move, the
     rule it breaks and the seed, game and hand that replay it.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        seat: int | None = None,
-        strategy: str | None = None,
-        move: str | None = None,
-        rule: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.seat = seat
-        self.strategy = strategy
+    def __init__(self, message: str, *, move: str | None = None, rule: str | None = None, **context: Any) -> None:
+        super().__init__(message, **context)
         self.move = move
         self.rule = rule
 
 
-class StrategyError(RummysimError):
-    """A strategy raised an exception while deciding; the original is chained."""
-
-    def __init__(self, message: str, *, seat: int | None = None, strategy: str | None = None) -> None:
-        super().__init__(message)
-        self.seat = seat
-        self.strategy = strategy
+class StrategyError(BotError):
+    """A strategy raised an exception while deciding (or as it was built); the original is chained."""
 
 
 class DiskError(RummysimError):

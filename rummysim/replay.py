@@ -10,6 +10,11 @@ asked for. Nothing but the seed is stored; the replayed rows must equal those of
 ``hands.parquet`` (and of ``turns.parquet`` when the run was traced), and the replay
 says whether they do.
 
+A run that a bot stopped, or that was interrupted, has no manifest yet: it replays from
+``run.json``, the experiment the runner records before any game is played. A hand a bot
+stopped replays up to the failure, and says what it was (`Replay.error`); the runner's
+message for it names the command (`blame`).
+
 The transcript shows every holding, marked ``[hidden]`` because only its own seat saw
 it, or, for one seat, only what that seat could see (R3.3: the stock is face down; every
 discard, meld and lay-off is public; holdings are shown at the end for scoring, R8.1).
@@ -17,7 +22,9 @@ discard, meld and lay-off is public; holdings are shown at the end for scoring, 
 
 from __future__ import annotations
 
+import json
 import math
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,18 +33,21 @@ from typing import Any
 import pandas as pd
 
 from rummysim.cards import parse_card
-from rummysim.design import Condition, Experiment, check_streams, rotated
+from rummysim.design import Condition, Experiment, check_streams, from_manifest, rotated
 from rummysim.engine import HandResult
-from rummysim.errors import ConfigError, RummysimError, nearest
+from rummysim.errors import BotError, ConfigError, RummysimError, nearest
 from rummysim.game import play_game
-from rummysim.moves import Discarded, Drew, HandEnded, LaidOff, Melded, Pile, StockRebuilt, WentOutBy
+from rummysim.moves import Discarded, Drew, HandEnded, HandStarted, LaidOff, Melded, Pile, StockRebuilt, WentOutBy
 from rummysim.records import HandRecord, TurnRecord
 from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
 from rummysim.rules import Rules
+from rummysim.specs import strategy_label
 from rummysim.table import Table, apply_event
-from rummysim.tables import MANIFEST, Results, load_results
+from rummysim.tables import MANIFEST, load_results
 
 HIDDEN = "[hidden]"
+STARTED = "run.json"
+"""What the runner writes before any game is played (`rummysim.runner.STATE`): the experiment and its seed."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +65,8 @@ class Replay:
     """The replayed rows, one per seat."""
     mismatches: tuple[str, ...]
     """Each difference from the stored rows, as ``seat 1 points: replayed 15, stored 12``."""
+    error: BotError | None = None
+    """What stopped the hand, if a bot did (an illegal move, or an exception): the transcript ends there."""
 
     @property
     def matches(self) -> bool:
@@ -98,13 +110,21 @@ def _check_index(value: int, valid: Sequence[int], option: str, where: str) -> N
         raise ConfigError(f"{option} {value}: {where} has {span}")
 
 
-def _load(folder: Path) -> Results:
-    """Return the run's results (its manifest, read); name the finished runs inside `folder` if it is their parent."""
-    if not (folder / MANIFEST).exists() and folder.is_dir():
-        inside = sorted(str(p.parent) for p in folder.glob(f"*/{MANIFEST}"))
-        if inside:
-            raise ConfigError(f"{folder}: no {MANIFEST}; the finished runs in it are {', '.join(inside)}")
-    return load_results(folder)
+def _load(folder: Path) -> tuple[Experiment, dict[str, Any], bool]:
+    """Return a run's experiment, its manifest (or ``run.json``) and whether it finished.
+
+    Names the runs inside `folder` if it is their parent.
+    """
+    if (folder / MANIFEST).exists():
+        results = load_results(folder)
+        return results.experiment, results.manifest, True
+    if (folder / STARTED).exists():
+        state = json.loads((folder / STARTED).read_text())
+        return from_manifest(state, source=str(folder / STARTED)), state, False
+    inside = sorted({str(p.parent) for name in (MANIFEST, STARTED) for p in folder.glob(f"*/{name}")})
+    if inside:
+        raise ConfigError(f"{folder}: no {MANIFEST} or {STARTED}; the runs in it are {', '.join(inside)}")
+    raise ConfigError(f"{folder}: no {MANIFEST} or {STARTED}; not the folder of a run")
 
 
 def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, seat: int | None = None) -> Replay:
@@ -115,8 +135,7 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     valid values when the folder, condition, game, hand or seat is not in the results.
     """
     folder = Path(folder)
-    results = _load(folder)
-    experiment, manifest = results.experiment, results.manifest
+    experiment, manifest, finished = _load(folder)
     source = manifest.get("source") or "its experiment file"
     check_streams(
         manifest.get("streams", 1), folder=folder, cannot=f"replay its hands; play it again with: rummysim run {source}"
@@ -124,8 +143,9 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     spec = _condition(experiment, condition, folder)
     n_games = experiment.games_of(spec)
     _check_index(game, range(n_games), "--game", f"condition {condition}")
-    # Committed results may keep only the manifest: the seed alone replays the hand, unchecked.
-    stored = _stored(folder, "hands", condition, game) if (folder / "hands.parquet").exists() else None
+    # Committed results may keep only the manifest, and an unfinished run has no tables: the seed alone
+    # replays the hand, unchecked.
+    stored = _stored(folder, "hands", condition, game) if finished and (folder / "hands.parquet").exists() else None
     if stored is not None:
         hands = sorted(int(h) for h in stored["hand"].unique())
         if not hands:
@@ -135,13 +155,13 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     if seat is not None:
         _check_index(seat, range(rules.n_players), "--seat", f"a table of {rules.n_players} players")
     seed = experiment.seed
-    result = _play_to(players, rules=rules, seed=seed, game=game, hand=hand)
+    result, before, error = _play_to(players, rules=rules, seed=seed, game=game, hand=hand)
     mismatches: list[str] = []
-    if stored is not None:
+    if stored is not None and error is None:
         rows = stored[stored["hand"] == hand].sort_values("seat")
         mismatches = _compare(result.records, rows.to_dict("records"), lambda r: f"seat {r.seat}")
     checked = "hands.parquet"
-    if stored is not None and (folder / "turns.parquet").exists():
+    if stored is not None and error is None and (folder / "turns.parquet").exists():
         turn_rows = _stored(folder, "turns", condition, game)
         turn_rows = turn_rows[turn_rows["hand"] == hand].sort_values("turn").to_dict("records")
         if len(turn_rows) != len(result.turns):
@@ -149,37 +169,80 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
         else:
             mismatches += _compare(result.turns, turn_rows, lambda r: f"turn {r.turn}")
         checked += " and turns.parquet"
-    who = [f"seat {s} ({r.strategy})" for s, r in enumerate(result.records)]
+    who = [f"seat {s} ({strategy_label(p)})" for s, p in enumerate(rotated(players, game))]
     lines = [
         f"Replay of {folder}: condition {condition}, game {game}, hand {hand} (numbered from 0), seed {seed}",
-        *_transcript(result, rules=rules, game=game, hand=hand, seat=seat, who=who),
+        *_transcript(result, rules=rules, game=game, hand=hand, seat=seat, who=who, before=before),
     ]
     made_by = f"rummysim {manifest.get('rummysim_version')}, commit {manifest.get('git_commit')}"
-    if stored is None:
+    if error is not None:
+        lines += ["", f"Stopped: {error.what}"]
+    elif not finished:
+        lines.append(f"Check: none: {folder} is a run that did not finish; this transcript comes from the seed in "
+                     f"{STARTED}.")  # fmt: skip
+    elif stored is None:
         lines.append(f"Check: none: {folder} keeps no hands.parquet; this transcript comes from the manifest's seed.")
     elif mismatches:
         lines.append(f"Check: the replay does NOT match the stored rows of {checked} (written by {made_by}):")
         lines += [f"  {m}" for m in mismatches]
     else:
         lines.append(f"Check: the replay matches the stored rows of {checked}.")
-    return Replay(folder, condition, game, hand, seat, tuple(lines), result.records, tuple(mismatches))
+    return Replay(folder, condition, game, hand, seat, tuple(lines), result.records, tuple(mismatches), error)
 
 
-def _play_to(players: tuple[Any, ...], *, rules: Rules, seed: int, game: int, hand: int) -> HandResult:
-    """Play the game as the runner did, traced, until `hand` has been played."""
+def _play_to(
+    players: tuple[Any, ...], *, rules: Rules, seed: int, game: int, hand: int
+) -> tuple[HandResult, list[int], BotError | None]:
+    """Play the game as the runner did, traced, until `hand` has been played or a bot stopped it.
 
+    Return the hand, the scores before it and what stopped it (the hand then ends where the bot failed).
+    """
     played = []
+    scores = [0] * rules.n_players
 
     def watch(result: HandResult) -> None:
         played.append(result.records[0].hand)
         if result.records[0].hand == hand:
             raise _Reached(result)
+        if result.winner is not None:
+            scores[result.winner] += result.points
 
     try:
         play_game(rotated(players, game), rules=rules, seed=seed, game=game, trace=True, on_hand=watch)
     except _Reached as reached:
-        return reached.result
+        return reached.result, scores, None
+    except BotError as error:
+        if error.hand == hand and error.so_far is not None:
+            return error.so_far, scores, error
+        raise
     raise RummysimError(f"--hand {hand}: game {game} has hands 0 to {played[-1] if played else 0}")
+
+
+def blame(error: BotError, experiment: Experiment, folder: Path) -> BotError:
+    """Return a bot's error during a run, naming its condition and the command that replays the hand.
+
+    The condition is the one of the error's rules and lineup: conditions alike in both play the
+    same games, so any of them replays it.
+    """
+    condition = next((c for c in experiment.conditions if _plays(c, error, experiment)), None)
+    if condition is None or error.game is None:
+        return error
+    command = shlex.join(["rummysim", "replay", str(folder), "--condition", condition.name,
+                          "--game", str(error.game), "--hand", str(error.hand or 0)])  # fmt: skip
+    return error.placed(
+        f"condition {condition.name}, {error.what}; replay the hand: {command}", condition=condition.name
+    )
+
+
+def _plays(condition: Condition, error: BotError, experiment: Experiment) -> bool:
+    """Return True if `condition` plays the game a bot's error happened in."""
+    assert error.game is not None
+    if error.game >= experiment.games_of(condition) or error.rules not in (None, condition.rules):
+        return False
+    lineup = [strategy_label(p) for p in rotated(condition.players, error.game)]
+    if error.names:
+        return list(error.names) == lineup
+    return error.seat is not None and error.seat < len(lineup) and lineup[error.seat] == error.strategy
 
 
 def _same(replayed: Any, stored: Any) -> bool:
@@ -201,18 +264,20 @@ def _compare(records: Sequence[HandRecord | TurnRecord], rows: list[dict[str, An
 
 
 def _transcript(
-    result: HandResult, *, rules: Rules, game: int, hand: int, seat: int | None, who: list[str]
+    result: HandResult, *, rules: Rules, game: int, hand: int, seat: int | None, who: list[str], before: list[int]
 ) -> list[str]:
-    """Return the hand turn by turn, rebuilt from its deal, its public events and its trace."""
-    first = result.records[0]
-    n, dealer = rules.n_players, first.dealer
+    """Return the hand turn by turn, rebuilt from its deal, its public events and its trace.
+
+    A hand a bot stopped has no records and no end: its transcript stops at its last event.
+    """
+    n = rules.n_players
+    dealer = next(e.dealer for e in result.events if isinstance(e, HandStarted))
     start = result.deal
     assert start is not None, "play_hand records its deal"
     holdings = list(start.holdings)
     discard_pile = list(start.discard_pile)
     stock_size = len(start.stock)
     table: Table = ()
-    before = [r.score - r.points for r in result.records]
 
     def held(s: int) -> str:
         if seat is None:
@@ -269,7 +334,7 @@ def _transcript(
                 lines += _table_block(table, who)
             lines += [
                 "",
-                f"End of the hand after {first.turns} turns:",
+                f"End of the hand after {result.records[0].turns} turns:",
                 *(f"  {line}" for line in ending_lines(event, who, ace_value=rules.ace_value)),
                 f"  scores after the hand: {scores_text([r.score for r in result.records], who)}",
             ]

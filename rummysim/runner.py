@@ -19,20 +19,24 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import rummysim.compiled as compiled
 import rummysim.precision as precision
 import rummysim.provenance as provenance
 from rummysim.chunks import default_chunk_games, execute, plan
 from rummysim.design import Experiment, check_streams
 from rummysim.engines import choose_engine
-from rummysim.errors import ConfigError, DiskError, disk_error, whole_number
+from rummysim.errors import BotError, ConfigError, DiskError, disk_error, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.ledger import LEDGER, Ledger, chunk_name, chunk_span
+from rummysim.measures import MEASURES
+from rummysim.progress import AnalysisBar, RunBar, hand_rows
+from rummysim.replay import blame
 from rummysim.seeding import STREAMS
+from rummysim.specs import check_names
 from rummysim.tables import (
     MANIFEST,
     Results,
@@ -87,29 +91,6 @@ def _lock(folder: Path) -> Iterator[None]:
         handle.close()
 
 
-@dataclass
-class _Progress:
-    total_games: int
-    quiet: bool
-
-    def __post_init__(self) -> None:
-        from tqdm import tqdm
-
-        disable = self.quiet or not sys.stderr.isatty()
-        self.bar = tqdm(total=self.total_games, unit="game", file=sys.stderr, disable=disable, smoothing=0.1)
-        self.hands = 0
-        self.start = time.perf_counter()
-
-    def update(self, games: int, hands: int) -> None:
-        self.hands += hands
-        rate = self.hands / max(time.perf_counter() - self.start, 1e-9)
-        self.bar.set_postfix_str(f"{rate:,.0f} hands/s", refresh=False)
-        self.bar.update(games)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
 def _prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
     """Check the folder holds this experiment's results (or nothing); with `force`, clear it."""
     state_path = folder / STATE
@@ -131,9 +112,15 @@ def _prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
                 shutil.rmtree(path)
             elif path.exists():
                 path.unlink()
-    state = {"fingerprint": experiment.fingerprint(), "streams": STREAMS, "experiment": experiment.to_dict()}
-    write_text_atomic(json.dumps(state, indent=2), state_path)
+    _started(folder, experiment)
     remove_leftovers(folder)
+
+
+def _started(folder: Path, experiment: Experiment) -> None:
+    """Record the experiment being played before any game is: a stopped or failed run replays from it."""
+    state = {"fingerprint": experiment.fingerprint(), "streams": STREAMS, "rummysim_version": __version__,
+             "source": experiment.source, "experiment": experiment.to_dict()}  # fmt: skip
+    write_text_atomic(json.dumps(state, indent=2), folder / STATE)
 
 
 def run_experiment(
@@ -170,6 +157,7 @@ def run_experiment(
     whole_number(chunk_games, name="--chunk-games", low=1)
     if n_jobs == 0:
         raise ConfigError("--jobs: 0 workers; give a number of workers, or -1 for every core")
+    check_names((p for c in experiment.conditions for p in c.players), where=f"{experiment.source}: players")
     folder = Path(out) / experiment.name
     with _writing(folder, "preparing the results folder", then=AGAIN):
         folder.mkdir(parents=True, exist_ok=True)
@@ -196,10 +184,13 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
         played = _games(finished.experiment) if finished else {}
         if finished and wave != played and all(wave[name] <= played.get(name, 0) for name in wave):
             # a finished run already holds this wave's games: read them as a prefix, cut nothing yet
-            results, analysis = None, analyze(finished, games=wave)
+            results = None
+            with AnalysisBar(hand_rows(folder), quiet=options["quiet"], what=f"wave {len(waves)}") as bar:
+                analysis = analyze(finished, games=wave, progress=bar)
         else:
             results = finished = _play(experiment, folder, finished=finished, **options)
-            analysis = analyze(results)
+            with AnalysisBar(hand_rows(folder), quiet=options["quiet"], what=f"wave {len(waves)}") as bar:
+                analysis = analyze(results, progress=bar)
         found = precision.widths(analysis, experiment.precision)
         grow = precision.next_wave(experiment, found)
         if not grow:
@@ -237,10 +228,13 @@ def _games(experiment: Experiment) -> dict[str, int]:
 
 
 def _too_wide(found: Sequence[precision.Width]) -> str:
+    """Say how many planned intervals are still too wide, and the widest, in its measure's unit."""
     wide = [w for w in found if not w.met]
     worst = max(wide, key=lambda w: w.half_width / w.target if w.half_width == w.half_width else float("inf"))
-    return (f"{len(wide)} of {len(found)} planned intervals wider than asked (widest: {worst.measure} of "
-            f"{worst.other} against {worst.reference}, ±{worst.half_width:.3g} for ±{worst.target:g})")  # fmt: skip
+    measure = MEASURES.get(worst.measure)
+    noun, unit = (measure.noun, f" {measure.unit}" if measure.unit else "") if measure else (worst.measure, "")
+    return (f"{len(wide)} of {len(found)} planned intervals wider than asked (widest: {worst.other} against "
+            f"{worst.reference}, {noun}: ±{worst.half_width:.3g}{unit}, target ±{worst.target:g}{unit})")  # fmt: skip
 
 
 def _games_text(games: dict[str, int]) -> str:
@@ -318,13 +312,15 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
          chunk_games: int, trace: bool, quiet: bool, overrides: dict[str, Any]) -> Results:  # fmt: skip
     chunk_dir = folder / "chunks"
     with _writing(chunk_dir, "writing chunks"):
+        _started(folder, experiment)  # this wave's games, for a replay if a bot stops it
         chunk_dir.mkdir(exist_ok=True)
         ledger = Ledger(folder)
     done = _fit(
         _prove(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
     )  # only chunks that prove themselves
     resumed = len(done)
-    choices = [choose_engine(experiment, c, trace=trace) for c in experiment.conditions]
+    with compiled.announcing(None if quiet else lambda line: print(f"rummysim: {line}", file=sys.stderr)):
+        choices = [choose_engine(experiment, c, trace=trace) for c in experiment.conditions]
     unavailable = next((c.why for c in choices if c.unavailable), None)
     if unavailable is not None:
         print(f"rummysim: {unavailable}; playing on the reference engine, with the same results", file=sys.stderr)
@@ -332,7 +328,7 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     started = datetime.now(timezone.utc)
     clock = time.perf_counter()
     total_games = sum(experiment.games_of(c) for c in experiment.conditions)
-    progress = _Progress(total_games, quiet)
+    progress = RunBar(total_games, quiet=quiet)
     progress.update(sum(chunk_span(c)[2] - chunk_span(c)[1] for c in done), 0)
     hands_played = 0
     try:
@@ -354,6 +350,8 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
             done = _fit(
                 _prove(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
             )  # bad data is never merged
+    except BotError as error:
+        raise blame(error, experiment, folder) from error
     finally:
         progress.close()
     seconds = time.perf_counter() - clock

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import rummysim.chunks as chunks
 from rummysim.cli import main
+
+TINY = {
+    "name": "tiny", "question": "Does it stop?", "seed": 11, "games": 8, "players": ["greedy", "uniform"],
+    "rules": {"target_score": 40}, "conditions": {"basic": {}, "ace_high": {"rules": {"ace": "high_or_low"}}},
+}  # fmt: skip
 
 
 @pytest.fixture
@@ -54,3 +67,55 @@ def test_bench_json_prints_the_figures(runner):
     assert len(figures["hands_runs"]) == 3
     assert figures["compiled_hands_per_second"] == figures["compiled_bots"]["greedy"]["hands_per_second"] > 0
     assert set(figures["compiled_bots"]) == {"uniform", "greedy", "rummy_hunter", "cautious"}
+
+
+# --- Ctrl-C ---------------------------------------------------------------------------------------
+
+
+def test_ctrl_c_stops_a_run_in_one_line_with_the_command_that_resumes_it_and_exit_130(runner, tmp_path, monkeypatch):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(json.dumps(TINY))
+    out = tmp_path / "out"
+    real, calls = chunks.play_chunk, {"n": 0}
+
+    def interrupted(chunk):
+        calls["n"] += 1
+        if calls["n"] > 2:
+            raise KeyboardInterrupt
+        return real(chunk)
+
+    monkeypatch.setattr(chunks, "play_chunk", interrupted)
+    args = ["run", str(path), "--force", "--out", str(out), "-j", "1", "--chunk-games", "2", "--quiet", "--no-report"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 130
+    resume = f"rummysim run {path} --out {out} --jobs 1 --chunk-games 2 --quiet --no-report"  # as typed, but --force
+    assert result.output == f"stopped; the same command resumes: {resume}\n"
+    assert len(list((out / "tiny" / "chunks").iterdir())) == 2  # the finished chunks are kept
+    monkeypatch.setattr(chunks, "play_chunk", real)
+    resumed = runner.invoke(main, shlex.split(resume)[1:])
+    assert resumed.exit_code == 0 and resumed.output == f"{out / 'tiny'}\n"
+    fresh = runner.invoke(main, ["run", str(path), "--out", str(tmp_path / "fresh"), "-j", "1", "-q", "--no-report"])
+    assert fresh.exit_code == 0
+    for table in ("hands", "games"):
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(out / "tiny" / f"{table}.parquet"),
+            pd.read_parquet(tmp_path / "fresh" / "tiny" / f"{table}.parquet"),
+        )
+
+
+def test_a_real_sigint_to_a_run_and_its_workers_prints_one_line_and_no_traceback(tmp_path):
+    """Ctrl-C at a terminal signals the whole process group: the run and its loky workers."""
+    path = tmp_path / "tiny.yaml"
+    path.write_text(json.dumps({**TINY, "games": 3000, "engine": "python"}))
+    command = ["run", str(path), "--out", str(tmp_path), "--jobs", "2", "--chunk-games", "1", "--no-report"]
+    process = subprocess.Popen([sys.executable, "-m", "rummysim", *command], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    folder = tmp_path / "tiny" / "chunks"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not folder.exists() or len(list(folder.glob("c*"))) < 3):
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130
+    assert err == f"stopped; the same command resumes: rummysim {shlex.join(command)}\n"
+    assert out == "" and len(list(folder.glob("c*"))) >= 3

@@ -14,15 +14,17 @@ def python_blocks(path: Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
 
 
-def test_the_twenty_line_bot_in_strategies_md_plays_a_game(capsys):
+def test_the_twenty_line_bot_in_strategies_md_plays_a_game_as_a_script_and_nothing_on_import(capsys):
     (block,) = python_blocks(DOCS / "strategies.md")
     body = block.split("\n\n\n")[1]
     assert len(body.strip().splitlines()) <= 20
     try:
-        exec(compile(block, "docs/strategies.md", "exec"), {})
+        exec(compile(block, "docs/strategies.md", "exec"), {"__name__": "__main__"})
         scores = capsys.readouterr().out
         assert scores.startswith("(")
         assert max(eval(scores.split(")")[0] + ")")) >= 150
+        exec(compile(block, "docs/strategies.md", "exec"), {"__name__": "hoarder"})  # as a run loads it
+        assert capsys.readouterr().out == ""
     finally:
         REGISTRY.pop("hoarder", None)
 

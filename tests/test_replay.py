@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -196,12 +197,45 @@ def test_seat_out_of_range_names_the_seats(runner, traced):
     assert_one_line_error(result, "--seat 3: a table of 3 players has seats 0 to 2")
 
 
-def test_a_folder_that_is_not_a_finished_run(runner, traced, tmp_path):
+def test_a_folder_that_is_not_a_run(runner, traced, tmp_path):
     result = runner.invoke(main, ["replay", str(tmp_path), "-c", "basic", "-g", "0", "-H", "0"])
-    assert_one_line_error(result, f"{tmp_path}: no manifest.json; not the folder of a finished run")
+    assert_one_line_error(result, f"{tmp_path}: no manifest.json or run.json; not the folder of a run")
     parent = traced.folder.parent
     result = runner.invoke(main, ["replay", str(parent), "-c", "basic", "-g", "0", "-H", "0"])
-    assert_one_line_error(result, f"{parent}: no manifest.json; the finished runs in it are {traced.folder}")
+    assert_one_line_error(result, f"{parent}: no manifest.json or run.json; the runs in it are {traced.folder}")
+
+
+def test_a_run_that_did_not_finish_replays_from_its_run_json(runner, traced, tmp_path):
+    """A stopped run has no manifest yet: the experiment the runner recorded before play replays its hands."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "run.json").write_text((traced.folder / "run.json").read_text())
+    game, hand = later_hand(traced, "three")
+    full = runner.invoke(main, replay_args(traced, "three", game, hand))
+    bare = runner.invoke(main, ["replay", str(folder), "-c", "three", "-g", str(game), "-H", str(hand)])
+    assert bare.exit_code == 0, bare.output
+    assert bare.output.splitlines()[1:-1] == full.output.splitlines()[1:-1]
+    assert bare.output.splitlines()[-1] == (
+        f"Check: none: {folder} is a run that did not finish; this transcript comes from the seed in run.json."
+    )
+
+
+def test_the_runner_records_its_experiment_before_playing(tmp_path, monkeypatch):
+    import rummysim.chunks as chunks
+    import rummysim.replay as replay
+    import rummysim.runner as runner_module
+
+    def interrupted(chunk):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(chunks, "play_chunk", interrupted)
+    experiment = parse_experiment(SPEC, source="tiny.yaml")
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(experiment, out=tmp_path, n_jobs=1, backend="sequential")
+    state = json.loads((tmp_path / "tiny" / replay.STARTED).read_text())
+    assert replay.STARTED == runner_module.STATE
+    assert state["experiment"] == experiment.to_dict()
+    assert state["source"] == "tiny.yaml" and not (tmp_path / "tiny" / "manifest.json").exists()
 
 
 def test_missing_options_are_usage_errors(runner, traced):

@@ -176,7 +176,7 @@ def test_a_sealed_process_holds_no_hidden_state(bots):
     with pytest.raises(StrategyError, match=r"raised RuntimeError in draw: found \['Deal', '_Hand'\]"):
         play_game([snoop, "greedy"], seed=2)  # in process, the engine's state is there to find
     sealed = play_game([snoop, "greedy"], seed=2, isolate=True)
-    assert sealed.games == play_game(["greedy", "greedy"], seed=2, names=[snoop["strategy"], "greedy"]).games
+    assert sealed.games == play_game(["greedy", "greedy"], seed=2, names=["plugbots.py:Snoop", "greedy"]).games
 
 
 def test_a_bots_prints_do_not_reach_the_channel(bots, capfd):
@@ -189,7 +189,7 @@ def test_a_sealed_bot_that_raises_names_seat_strategy_move_and_seed(bots):
     with pytest.raises(StrategyError) as error:
         play_game([spec(bots, "Crasher"), "greedy"], seed=4, isolate=True)
     message = str(error.value)
-    assert message.startswith(f"seat 0 ({bots}:Crasher) raised ValueError in discard: boom; ")
+    assert message.startswith("seat 0 (plugbots.py:Crasher) raised ValueError in discard: boom; ")
     assert "reproduce with seed=4 game=0 hand=0" in message
     assert "\n" not in message
 
@@ -219,7 +219,7 @@ def test_a_sealed_bot_that_answers_garbage_breaks_the_rule_it_names(bots, name, 
     with pytest.raises(IllegalMoveError) as error:
         play_game([spec(bots, name), "greedy"], seed=7, isolate=True)
     assert error.value.rule == rule
-    assert f"seat 0 ({bots}:{name})" in str(error.value) and shown in str(error.value)
+    assert f"seat 0 (plugbots.py:{name})" in str(error.value) and shown in str(error.value)
     assert "reproduce with seed=7" in str(error.value)
 
 
@@ -237,8 +237,10 @@ def test_a_crash_in_a_sealed_run_keeps_its_chunks_and_resumes_to_the_same_tables
     args = ["run", str(path), "--out", str(out), "--jobs", "1", "--chunk-games", "2", "-q", "--no-report"]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 1
-    assert first.output.startswith(f"Error: seat 0 ({bots}:LateCrasher(folder={folder})) raised RuntimeError in draw: ")
-    assert "late; reproduce with seed=8 game=4 hand=0" in first.output
+    assert first.output.startswith(
+        f"Error: condition default, seat 0 (plugbots.py:LateCrasher(folder={folder})) raised RuntimeError in draw: "
+    )
+    assert f"late; replay the hand: rummysim replay {out}/late --condition default --game 4 --hand 0" in first.output
     assert first.output.count("\n") == 1
     assert len(list((out / "late" / "chunks").iterdir())) == 2  # games 0-3 kept
     (folder / "flag").unlink()
@@ -267,7 +269,7 @@ def test_validate_says_which_bots_run_sealed(bots, tmp_path):
     path.write_text(yaml.safe_dump(data))
     result = CliRunner().invoke(main, ["validate", str(path)])
     assert result.exit_code == 0
-    assert f"sealed: {bots}:Wobbly" in result.output
+    assert "sealed: plugbots.py:Wobbly" in result.output
 
 
 def test_a_strategy_object_cannot_run_sealed(bots):

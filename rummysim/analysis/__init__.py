@@ -24,7 +24,7 @@ from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import strategy_counts
 from rummysim.analysis.grid import Effect, effects, effects_table
 from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, StrategyShare, summarize_condition
-from rummysim.analysis.reading import BATCH_ROWS, read_frames
+from rummysim.analysis.reading import BATCH_ROWS, Progress, read_frames
 from rummysim.analysis.skill import measured, strength
 from rummysim.design import Experiment
 from rummysim.tables import Results
@@ -152,8 +152,9 @@ def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
 
 
 def analyze(
-    results: Results, *, seed: int | None = None, batch_rows: int = BATCH_ROWS, games: Mapping[str, int] | None = None
-) -> Analysis:
+    results: Results, *, seed: int | None = None, batch_rows: int = BATCH_ROWS, games: Mapping[str, int] | None = None,
+    progress: Progress | None = None,
+) -> Analysis:  # fmt: skip
     """Return the metrics of every condition of a run and its planned comparisons.
 
     The hands table is read in batches and summed per game while reading
@@ -165,7 +166,7 @@ def analyze(
     """
     experiment = results.experiment if games is None else results.experiment.with_games(dict(games))
     seed = experiment.seed if seed is None else seed
-    read = read_frames(results, batch_rows=batch_rows, games=games)
+    read = read_frames(results, batch_rows=batch_rows, games=games, progress=progress)
     frames, summaries = read.games, {}
     for condition in experiment.conditions:
         name = condition.name

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,16 @@ HAND_COLUMNS = ("condition", "game", "hand", "seat", "position", "won", "points"
 GAME_COLUMNS = ("condition", "game", "seat", "strategy", "won", "tied", "stalled")
 
 
+class Progress(Protocol):
+    """What hears how far a long analysis has gone (`rummysim.progress.AnalysisBar`)."""
+
+    def __call__(self, rows: int) -> None:
+        """Hear that `rows` more hand rows were read."""
+
+    def phase(self, name: str) -> None:
+        """Hear that the step `name` begins."""
+
+
 @dataclass
 class Frames:
     """The per-game rows and score trajectories of every condition with games in the tables."""
@@ -48,11 +59,16 @@ class Frames:
     trajectories: dict[str, pd.DataFrame]
 
 
-def read_frames(results: Results, *, batch_rows: int = BATCH_ROWS, games: Mapping[str, int] | None = None) -> Frames:
+def read_frames(
+    results: Results, *, batch_rows: int = BATCH_ROWS, games: Mapping[str, int] | None = None,
+    progress: Progress | None = None,
+) -> Frames:  # fmt: skip
     """Return every condition's `game_frame` and trajectories, reading the hands in batches.
 
     `games`: only each condition's first games (game < games[name]), as if the run had played
     no more: a sized run reads a finished run's first waves without cutting its tables.
+    `progress` hears the rows of each batch read, then that the comparisons begin (what
+    `rummysim.analysis.analyze` does next).
     """
     results.check_tables("hands", "games")
     conditions = results.experiment.conditions
@@ -96,6 +112,8 @@ def read_frames(results: Results, *, batch_rows: int = BATCH_ROWS, games: Mappin
     for batch in pq.ParquetFile(results.folder / "hands.parquet").iter_batches(
         batch_size=batch_rows, columns=list(HAND_COLUMNS)
     ):
+        if progress is not None:
+            progress(batch.num_rows)
         rows = _frame(batch, names)
         if carry is not None:
             rows = pd.concat([carry, rows], ignore_index=True)
@@ -104,6 +122,8 @@ def read_frames(results: Results, *, batch_rows: int = BATCH_ROWS, games: Mappin
             add(whole)
     if carry is not None and len(carry):
         add(carry)
+    if progress is not None:
+        progress.phase("comparing")
     frames, trajectories = {}, {}
     for code, parts in sums.items():
         if not parts:  # games but no hands: nothing to analyse

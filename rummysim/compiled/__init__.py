@@ -10,7 +10,9 @@ to prove the check can fail).
 Kernels compile on first use and are cached on disk, in a folder of the user's cache
 named by a hash of this package's sources and numba's version (`cache_dir`), so a
 read-only install works, an upgrade never loads stale machine code, and the runner
-compiles once (`load`, in the parent) before its workers start. Set
+compiles once (`load`, in the parent) before its workers start. A first compile takes
+about a minute: within `announcing`, a line says so before it starts, with the time the
+last one took on this machine (recorded beside the caches, `TIMINGS`). Set
 ``RUMMYSIM_COMPILED=0`` to switch the compiled engine off: ``engine: auto`` then plays
 everything on the reference engine, with the same results.
 
@@ -21,11 +23,14 @@ with the search (`rollout.use_compiled`), which uses it wherever the kernels loa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
+import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -36,6 +41,14 @@ TWINS = ("uniform", "greedy", "rummy_hunter", "cautious")
 SWITCH = "RUMMYSIM_COMPILED"
 """Environment variable: ``0`` switches the compiled engine off."""
 
+KERNELS = {"engine": "game.play_games-*.nbi", "playouts": "playouts.judge-*.nbi"}
+"""Each kernel's entry function in the cache: numba writes its index there once it has compiled (``cache=True``)."""
+GUESS = {"engine": 60.0, "playouts": 20.0}
+"""Seconds a first compile is said to take where none was timed yet (50 to 77 s for the engine on 2 busy cores)."""
+TIMINGS = "compile-seconds.json"
+"""Beside the caches: how long each kernel's last first compile took on this machine."""
+
+_say: Callable[[str], None] | None = None
 _loaded: ModuleType | None = None
 _why_not: str | None = None
 compile_seconds: float | None = None
@@ -55,6 +68,38 @@ def cache_dir() -> Path:
     return base / f"numba-{digest.hexdigest()[:16]}"
 
 
+@contextlib.contextmanager
+def announcing(say: Callable[[str], None] | None) -> Iterator[None]:
+    """Within it, say a line through `say` before a kernel compiles (when its cache is cold, not when it is read)."""
+    global _say
+    before, _say = _say, say
+    try:
+        yield
+    finally:
+        _say = before
+
+
+@contextlib.contextmanager
+def _compiling(kernel: str, noun: str) -> Iterator[None]:
+    """Say that `kernel` compiles now if its cache is cold, and time it for the next estimate."""
+    folder = cache_dir()
+    if any(folder.rglob(KERNELS[kernel])):  # read from the cache, in a second or two
+        yield
+        return
+    timings = folder.parent / TIMINGS
+    try:
+        known = json.loads(timings.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if _say is not None:
+        seconds = float(known.get(kernel, GUESS[kernel]))
+        _say(f"compiling {noun}, once: about {max(5, round(seconds / 5) * 5)} s")
+    clock = time.perf_counter()
+    yield
+    with contextlib.suppress(OSError):  # an estimate only: an unwritable cache folder costs nothing else
+        timings.write_text(json.dumps(known | {kernel: round(time.perf_counter() - clock, 1)}))
+
+
 def load() -> ModuleType:
     """Import the kernels, compiling them on first use; raise `RuntimeError` saying why they cannot load."""
     global _loaded, _why_not, compile_seconds
@@ -70,8 +115,9 @@ def load() -> ModuleType:
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
         setattr(numba.config, "CACHE_DIR", str(folder))  # noqa: B010  (read when a kernel is first compiled)
-        module = importlib.import_module("rummysim.compiled.columns")
-        module.warm_up()
+        with _compiling("engine", "the engine"):
+            module = importlib.import_module("rummysim.compiled.columns")
+            module.warm_up()
     except Exception as error:  # no numba, no compiler for this platform, an unwritable cache
         _why_not = f"the compiled engine cannot load here ({type(error).__name__}: {error})"
         raise RuntimeError(_why_not) from error
@@ -123,8 +169,9 @@ def playout_rewards() -> rollout.Rewards | None:
     if _rewards is None and _playouts_why_not is None:
         try:
             load()
-            module = importlib.import_module("rummysim.compiled.playouts")
-            module.warm_up()
+            with _compiling("playouts", "montecarlo's playouts"):
+                module = importlib.import_module("rummysim.compiled.playouts")
+                module.warm_up()
         except RuntimeError:
             return None
         except Exception as error:  # the playout kernel itself does not compile here

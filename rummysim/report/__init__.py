@@ -21,9 +21,11 @@ import numpy as np
 import pandas as pd
 
 from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
+from rummysim.analysis.reading import Progress
 from rummysim.report.answer import answer, notable, p_text
 from rummysim.report.figures import charts_for, draw_all
 from rummysim.report.sizing import sizing_lines
+from rummysim.specs import strategy_name
 from rummysim.tables import MANIFEST, Results, load_results, write_text_atomic
 
 STYLE = """
@@ -95,7 +97,7 @@ def conditions_table(analysis: Analysis) -> pd.DataFrame:
         condition = experiment.condition(c.name)
         rules = condition.rules.to_dict()
         changed = ", ".join(f"{k}={v}" for k, v in rules.items() if base.get(k) != v) or "as the first"
-        players = ", ".join(str(p["strategy"]) for p in condition.players)
+        players = ", ".join(strategy_name(str(p["strategy"])) for p in condition.players)
         rows.append({"condition": c.name, "players": players, "rules": changed, "games": c.games,
                      "decided games": c.decided_games, "hands": c.hands})  # fmt: skip
     return pd.DataFrame(rows)
@@ -201,7 +203,10 @@ def render_html(text: str, *, title: str, folder: Path) -> str:
     )
 
 
-def build_report(folder: str | Path, *, analysis: Analysis | None = None, results: Results | None = None) -> Report:
+def build_report(
+    folder: str | Path, *, analysis: Analysis | None = None, results: Results | None = None,
+    progress: Progress | None = None,
+) -> Report:  # fmt: skip
     """Analyse the run in `folder` and write its report, figures and summary CSVs there.
 
     `analysis` (or `results.analysis`, a sized run's last) is used if given, else the
@@ -210,7 +215,9 @@ def build_report(folder: str | Path, *, analysis: Analysis | None = None, result
     folder = Path(folder)
     if analysis is None:
         results = results or load_results(folder)
-        analysis = results.analysis or analyze(results)
+        analysis = results.analysis or analyze(results, progress=progress)
+    if progress is not None:
+        progress.phase("drawing the charts")
     figures = draw_all(analysis, folder / "figures")
     tables = {
         "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),
@@ -218,6 +225,8 @@ def build_report(folder: str | Path, *, analysis: Analysis | None = None, result
         "comparisons": analysis.comparisons_table(),
         **({"effects": analysis.effects_table()} if analysis.effects else {}),
     }  # fmt: skip
+    if progress is not None:
+        progress.phase("writing the report")
     paths = {}
     for name, table in tables.items():
         paths[name] = folder / f"summary_{name}.csv"

@@ -214,6 +214,8 @@ def _sealed(pool: SealedPool, seat: int, spec: Spec, label: str, *, key: int, se
         return pool.bot(seat, portable_spec(spec), key=key)
     except SealedError as error:
         what = f"raised {error.raised} as it was built: {error}" if error.raised else f"{error} as it was built"
+        what = f"seat {seat} ({label}), sealed, {what}"
         raise StrategyError(
-            f"seat {seat} ({label}), sealed, {what}; reproduce with seed={seed} game={game}", seat=seat, strategy=label
-        ) from None
+            f"{what}; reproduce with seed={seed} game={game}", seat=seat, strategy=label, what=what, seed=seed,
+            game=game, hand=0, detail=error.traceback,
+        ) from None  # fmt: skip

@@ -16,7 +16,8 @@ engine -> bot      pickle of ``("start", spec, key)``      build a new bot (each
 engine -> bot      pickle of ``(decision, view)``          ``draw``, ``play``, ``discard``
 engine -> bot      pickle of ``("observe", event)``        a public event; no answer
 bot -> engine      JSON ``{"answer": ...}``                the decision, as plain values
-bot -> engine      JSON ``{"error": "Type: message"}``     the bot raised
+bot -> engine      JSON ``{"error": "Type: message",       the bot raised, and its traceback
+                   "traceback": "..."}``
 =================  ======================================  ===============================
 
 The engine never unpickles what a bot sends: answers are JSON of strings, ints and
@@ -36,6 +37,7 @@ import struct
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Mapping
 from typing import IO, Any, BinaryIO
 
@@ -57,12 +59,14 @@ class SealedError(Exception):
     """A sealed bot raised, hung, died or sent something that is not an answer.
 
     The message completes "seat 0 (mybot) ..."; `raised` names the exception type when
-    the bot itself raised one, which the engine reports as a crash.
+    the bot itself raised one, which the engine reports as a crash, and `traceback` the bot's
+    own traceback, as its process formatted it (``--debug`` shows it).
     """
 
-    def __init__(self, message: str, *, raised: str | None = None) -> None:
+    def __init__(self, message: str, *, raised: str | None = None, traceback: str | None = None) -> None:
         super().__init__(message)
         self.raised = raised
+        self.traceback = traceback
 
 
 class Opaque:
@@ -118,7 +122,8 @@ class BotProcess:
             raise SealedError(f"answered {json.dumps(reply)[:60]} in {decision}, not a message")
         if "error" in reply:
             kind, _, text = str(reply["error"]).partition(": ")
-            raise SealedError(text[:500], raised=kind[:80] or "Exception")
+            trace = reply.get("traceback")
+            raise SealedError(text[:500], raised=kind[:80] or "Exception", traceback=str(trace) if trace else None)
         return reply.get("answer")
 
     def _read(self, n: int, deadline: float, decision: str, limit: float) -> bytes:
@@ -285,7 +290,7 @@ def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
     from rummysim.strategies.registry import make_strategy
 
     bot: Strategy | None = None
-    pending: str | None = None  # an error raised in observe, reported with the next answer
+    pending: dict[str, str] | None = None  # an error raised in observe, reported with the next answer
 
     def reply(message: dict[str, Any]) -> None:
         body = json.dumps(message).encode()
@@ -308,15 +313,15 @@ def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
             else:
                 assert bot is not None, "a decision before the bot was built"
                 if pending is not None:
-                    reply({"error": pending})
+                    reply(pending)
                     continue
                 reply({"answer": encode(kind, getattr(bot, kind)(payload))})
         except Exception as error:
-            text = f"{type(error).__name__}: {error}"
+            text, trace = f"{type(error).__name__}: {error}", "".join(traceback.format_exception(error))
             if kind == "observe":
-                pending = f"{text} (in observe, before this decision)"
+                pending = {"error": f"{text} (in observe, before this decision)", "traceback": trace}
             else:
-                reply({"error": text})
+                reply({"error": text, "traceback": trace})
 
 
 def main() -> None:
