@@ -1,9 +1,9 @@
 """What a long command shows while it works: bars on stderr, for a person at a terminal.
 
 `RunBar` counts a run's games as its chunks finish; `AnalysisBar` counts the hand rows
-an analysis reads (against the total in ``hands.parquet``'s metadata), then names each
-later phase (comparing, drawing the charts, writing the report) with a clock that keeps
-moving. Both follow one convention: on stderr, never with ``--quiet``, and only when
+an analysis reads (against the total in ``hands.parquet``'s metadata, with the time
+left), then names each later phase (comparing, drawing the charts, writing the report)
+beside a clock that keeps moving. Both follow one convention: on stderr, never with ``--quiet``, and only when
 stderr is a terminal, so logs and pipes get no control characters. Neither changes what
 is computed.
 """
@@ -82,7 +82,7 @@ class AnalysisBar:
         self.bar.update(rows)
 
     def phase(self, name: str) -> None:
-        """Show `name` as the step under way, with its time so far."""
+        """Show `name` as the step under way, with the time since the bar began (it keeps moving)."""
         self.bar.bar_format = PHASE
         self.bar.set_description_str(f"{self.what}: {name}")
         if self._ticker is None and not self.bar.disable:
