@@ -40,43 +40,41 @@ def run(tmp_path_factory):
     return results, build_report(results.folder)
 
 
-def test_report_md_opens_with_the_question_and_its_answer(run):
+def test_report_md_opens_with_the_question_its_verdicts_and_their_picture(run):
     _, report = run
     text = report.markdown.read_text()
     lines = text.splitlines()
     assert lines[0] == "# Does ace high change who wins?"
-    assert lines[2] == "## Answer"
-    assert lines[4] == "**In short**:"
-    assert lines[6].startswith("- `ace_high` against `basic`: ")
-    assert lines[7].startswith("- `skill_high` against `skill`: ")
-    assert "`skill_high` against `skill` (paired: the same deals, game by game, 40 games; variance against " in text
+    assert lines[2] == "**Aces high or low vs aces low only (three greedy)**"
+    assert lines[4].startswith("- **") and ": with aces high or low instead of aces low only, " in lines[4]
+    assert "](figures/answer.png)" in text.split("## What else changes")[0]
+    assert "`skill_high` against `skill`" in text and "Paired: the same deals, game by game, 40 games; variance" in text
     assert "**Skill** (`cautious`): " in text and "Its Order is " in text
-    assert 'What "fairer" means here' in text
-    assert text.index("## Answer") < text.index("## Tables") < text.index("## Charts")
+    heads = ["## What else changes", "## The evidence", "## Charts", "## Tables", "## Glossary"]
+    assert [text.index(h) for h in heads] == sorted(text.index(h) for h in heads)
 
 
-def test_the_answer_claims_only_corrected_differences_and_labels_the_rest(run):
-    """Issue 13: uncorrected descriptive differences stay out of the Answer and are labelled in the tables."""
+def test_descriptive_changes_are_listed_only_under_false_discovery_control(run):
+    """Issue 20: every unplanned difference has a test, corrected by Benjamini-Hochberg; only those that hold show."""
     _, report = run
     text = report.markdown.read_text()
-    answer, tables = text.split("## Tables")
-    assert "How the game changes" not in answer and "interval excludes zero" not in answer
-    assert answer.count("Hand by hand (descriptive: no planned test, not corrected)") == 2
+    verdicts = text.split("## What else changes")[0]
+    assert "interval excludes zero" not in verdicts and "descriptive" not in verdicts
     comparisons = pd.read_csv(report.tables["comparisons"])
-    untested = comparisons[comparisons["test"].isna()]
-    shown = untested[untested["low"].gt(0) | untested["high"].lt(0)]
-    assert len(shown) and set(shown["verdict"]) == {"interval excludes zero (uncorrected: no planned test)"}
-    assert "### How the game changes (descriptive: uncorrected)" in tables
+    descriptive = comparisons[comparisons["planned"].eq(False) & comparisons["p"].notna()]
+    assert len(descriptive) and (descriptive["p_fdr"] >= descriptive["p"]).all()
+    shown = descriptive[descriptive["verdict"] == "a change at a 5% false discovery rate (descriptive)"]
+    assert (shown["p_fdr"] < 0.05).all() and ((shown["low"] > 0) | (shown["high"] < 0)).all()
+    planned = comparisons[comparisons["planned"].eq(True)]
+    assert planned["p_fdr"].isna().all() and planned["p_holm"].notna().all()
 
 
-def test_every_planned_answer_says_what_it_rules_out_and_what_pairing_bought(run):
+def test_every_planned_difference_says_what_it_rules_out_in_the_evidence(run):
     """Issue 13: each planned difference with the change still possible or ruled out, and the smallest detectable."""
     _, report = run
-    answer = report.markdown.read_text().split("## Tables")[0]
-    bullets = [line for line in answer.splitlines() if line.startswith("- `") and "` against `" in line]
-    assert len(bullets) == 2 and all("the run could detect a change of " in line for line in bullets)
-    assert all(("is still possible, beyond the margin of" in line) or ("rules out" in line) for line in bullets)
-    assert answer.count("variance against an unpaired design of as many games: the first seat's edge ") == 2
+    evidence = report.markdown.read_text().split("## The evidence")[1].split("## Charts")[0]
+    assert evidence.count("the run could detect a change of ") == 3  # two seat edges, one Order
+    assert evidence.count("variance against an unpaired design of as many games: the first seat's edge ") == 2
     comparisons = pd.read_csv(report.tables["comparisons"])
     planned = comparisons[comparisons["metric"].isin(["first_seat_advantage_game", "order"])]
     assert set(planned["margin"]) == {0.01, 0.02} and set(planned["within_margin"]) <= {"yes", "no"}
@@ -97,9 +95,9 @@ def test_report_html_is_self_contained_with_every_chart_embedded(run):
     _, report = run
     html = report.html.read_text()
     assert html.startswith("<!DOCTYPE html>")
-    assert "<h1>Does ace high change who wins?</h1>" in html
+    assert re.search(r"<h1[^>]*>Does ace high change who wins\?<", html)
     images = re.findall(r'<img alt="[^"]*" src="data:image/png;base64,([^"]+)"', html)
-    assert len(images) == len(CHARTS)
+    assert len(images) == len(CHARTS) + 1  # and the answer's forest plot
     for data in images:
         assert mpimg.imread(io.BytesIO(base64.b64decode(data)), format="png").ndim == 3
     assert 'src="figures/' not in html and "http" not in html.split("<body>")[1]
@@ -111,7 +109,8 @@ def test_summary_tables_are_written_as_csv(run):
     comparisons = pd.read_csv(report.tables["comparisons"])
     assert set(comparisons["other"]) == {"ace_high", "skill_high"}
     assert {"exact McNemar", "Stuart-Maxwell"} <= set(comparisons["test"].dropna())
-    assert (comparisons["p_holm"].dropna() >= comparisons["p"].dropna()).all()
+    planned = comparisons[comparisons["p_holm"].notna()]
+    assert len(planned) and (planned["p_holm"] >= planned["p"]).all()
     seats = pd.read_csv(report.tables["seats"])
     assert len(seats) == 4 * 2 * 3  # conditions x levels x positions
     metrics = pd.read_csv(results.folder / "summary_metrics.csv")
@@ -146,7 +145,7 @@ def test_cli_run_writes_the_report_unless_no_report(tmp_path):
     assert not (tmp_path / "a" / "tiny" / "report.md").exists()
     full = CliRunner().invoke(main, ["run", str(spec), "--out", str(tmp_path / "b"), "-j", "1", "-q"])
     assert full.exit_code == 0, full.output
-    assert (tmp_path / "b" / "tiny" / "report.md").read_text().startswith("# Is it fair?\n\n## Answer")
+    assert (tmp_path / "b" / "tiny" / "report.md").read_text().startswith("# Is it fair?\n\nNo comparison was planned")
     assert full.output.splitlines()[-1].endswith("report.html")
 
 
@@ -182,9 +181,11 @@ def test_a_change_of_rummy_bonus_is_answered_with_what_going_rummy_is_worth_r8_3
     }  # fmt: skip
     results = run_experiment(parse_experiment(spec, source="rummy.yaml"), out=tmp_path, n_jobs=1, quiet=True)
     text = build_report(results.folder).markdown.read_text()
-    bullet = next(line for line in text.splitlines() if line.startswith("- `no_bonus` against `bonus`: "))
-    assert "going rummy (R8.3) wins " in bullet and "of all points under `bonus`" in bullet
-    assert "`rummy_hunter`" in bullet  # its Order is compared: the focal strategy of the lineup
+    said = next(line for line in text.splitlines() if line.startswith("**Going rummy**: "))
+    assert "going rummy (R8.3) wins " in said and "of all points under `bonus`" in said
+    verdict = next(line for line in text.splitlines() if "Order" in line and "instead of going rummy doubling" in line)
+    assert verdict.startswith("- **") and "with no bonus for going rummy instead of" in verdict
+    assert "`rummy_hunter`" in verdict  # its Order is compared: the focal strategy of the lineup
 
 
 def test_cli_report_on_committed_results_without_tables_says_how_to_make_them(run, tmp_path):

@@ -88,7 +88,12 @@ def play_and_report(spec: dict[str, Any]) -> None:
                 assert isinstance(comparison.verdict(metric), Verdict)
         report = build_report(results.folder, analysis=analysis)
         text = report.markdown.read_text()
-        assert text.startswith("# Does anything change?\n\n## Answer\n")
+        assert text.startswith("# Does anything change?\n\n")
+        opening = text.split("## What else changes" if analysis.comparisons else "## The evidence")[0]
+        verdicts = [line for line in opening.splitlines() if line.startswith("- **")]
+        assert len(verdicts) == sum(len(c.tests) for c in analysis.comparisons if c.tests) - sum(
+            "seat_distribution_game" in c.tests for c in analysis.comparisons
+        )
         assert "nan" not in text.split("## Tables")[0]
         assert report.html.read_text().startswith("<!DOCTYPE html>")
     finally:

@@ -116,12 +116,13 @@ class Analysis:
         rows = []
         for comp in self.comparisons:
             for metric, e in comp.differences.items():
-                test = comp.tests.get(metric)
+                test = comp.tests.get(metric) or comp.descriptive.get(metric)
                 rows.append({
                     "reference": comp.reference, "other": comp.other, "paired": comp.paired, "metric": metric,
                     "difference": e.value, "low": e.low, "high": e.high, "games": e.n,
                     "test": test.method if test else "", "p": test.p if test else float("nan"),
-                    "p_holm": test.p_holm if test else float("nan"), "verdict": comp.verdict(metric),
+                    "p_holm": test.p_holm if test else float("nan"), "p_fdr": test.p_fdr if test else float("nan"),
+                    "planned": metric in comp.tests, "verdict": comp.verdict(metric),
                     "variance_ratio": comp.variance_ratios.get(metric, float("nan")),
                     **_bounds_columns(comp, metric),
                 })  # fmt: skip

@@ -203,6 +203,7 @@ def summarize_condition(
     m = summary.metrics
     m["first_seat_advantage_hand"] = summary.seat_hand[0].shifted(-1.0 / n)
     m["first_seat_advantage_game"] = summary.seat_game[0].shifted(-1.0 / n)
+    m["dealer_advantage_hand"] = summary.seat_hand[n - 1].shifted(-1.0 / n)  # the dealer plays last (R3.4)
     # Hands of one game share scores, so hand-level Balance is a point value beside its chi-square test.
     m["balance_hand"] = Estimate(balance(hand_counts), float("nan"), float("nan"), n_decided_hands)
     m["balance_game"] = balance_interval(game_counts)

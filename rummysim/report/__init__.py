@@ -8,66 +8,37 @@ answer), ``report.html`` (the same, with the charts embedded, so it opens offlin
 
 from __future__ import annotations
 
-import base64
 import json
-import re
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import markdown
-import numpy as np
-import pandas as pd
+import matplotlib.pyplot as plt
 
-from rummysim.analysis import DESCRIPTIONS, Analysis, analyze
+from rummysim.analysis import Analysis, analyze
 from rummysim.analysis.reading import Progress
-from rummysim.report.answer import answer, notable, p_text
-from rummysim.report.figures import charts_for, draw_all
+from rummysim.report.answer import evidence
+from rummysim.report.changes import INTRO, other_changes
+from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_plot, save
+from rummysim.report.glossary import glossary_lines
+from rummysim.report.html import render_html
 from rummysim.report.sizing import sizing_lines
-from rummysim.specs import strategy_name
+from rummysim.report.tables import (
+    GRID,
+    comparisons_text,
+    conditions_table,
+    grid_text,
+    metrics_wide,
+    seats_wide,
+    strategies_text,
+)
+from rummysim.report.verdicts import Verdict, group_title, verdicts
 from rummysim.tables import MANIFEST, Results, load_results, write_text_atomic
 
-STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.45; }
-table { border-collapse: collapse; font-size: 0.85rem; margin: 1rem 0; }
-th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: right; }
-th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
-img { max-width: 100%; } code { background: #f3f3f3; padding: 0 0.2rem; }
-"""
-
-
-DESCRIPTIVE = (
-    "### How the game changes (descriptive: uncorrected)\n\nDifferences of the other metrics whose 95% interval "
-    "excludes zero. No planned test covers them and they are not corrected for multiple comparisons, so the "
-    "Answer claims none of them: with this many metrics some intervals exclude zero by chance alone."
-)
-
-
-GRID = (
-    "### The grid: main effects and interactions (descriptive: uncorrected)\n\nEach factor's main effect is the "
-    "average change from its reference level (its first) to the level shown, over the other factors' levels; an "
-    "interaction A × B is how much A's change differs at B's level from at B's reference level (0 when the effects "
-    "add up). 95% percentile bootstrap intervals over games, cells that share deals resampled together (paired). "
-    "No planned test covers them and they are not corrected, so the Answer claims none of them."
-)
-UNITS = {"first_seat_advantage_game": (100.0, "first seat's edge, game level (pp)"), "order": (1.0, "Order")}
-
-
-def grid_text(analysis: Analysis) -> pd.DataFrame:
-    """Return a grid's effects as text: arm, measure, effect, estimate [95%]."""
-    rows = []
-    for effect in analysis.effects:
-        scale, label = UNITS.get(effect.measure, (1.0, effect.measure.replace("_", " ")))
-        e, digits = effect.estimate, 2 if scale > 1 else 3
-
-        def signed(x: float, digits: int = digits, scale: float = scale) -> str:
-            return f"{round(x * scale, digits) + 0.0:+.{digits}f}"  # + 0.0: no "-0.00"
-
-        shown = f"{signed(e.value)} [{signed(e.low)}, {signed(e.high)}]" if np.isfinite(e.low) else signed(e.value)
-        rows.append({"arm": effect.arm or "every cell", "measure": label, "kind": effect.kind, "effect": effect.term,
-                     "estimate [95%]": shown, "games": e.n})  # fmt: skip
-    return pd.DataFrame(rows)
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+"""rummysim's docs, where the package runs from a clone (reports link to them there)."""
 
 
 @dataclass(frozen=True)
@@ -80,127 +51,115 @@ class Report:
     tables: dict[str, Path]
 
 
-def _interval(value: float, low: float, high: float, *, scale: float = 1.0, digits: int = 3) -> str:
-    if pd.isna(value):
-        return "n/a"
-    if pd.isna(low):
-        return f"{value * scale:.{digits}f}"
-    return f"{value * scale:.{digits}f} [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
-
-
-def conditions_table(analysis: Analysis) -> pd.DataFrame:
-    """Return the conditions: players, the rules that differ from the first, games and hands."""
-    experiment = analysis.experiment
-    base = experiment.conditions[0].rules.to_dict()
-    rows = []
-    for c in analysis.conditions:
-        condition = experiment.condition(c.name)
-        rules = condition.rules.to_dict()
-        changed = ", ".join(f"{k}={v}" for k, v in rules.items() if base.get(k) != v) or "as the first"
-        players = ", ".join(strategy_name(str(p["strategy"])) for p in condition.players)
-        rows.append({"condition": c.name, "players": players, "rules": changed, "games": c.games,
-                     "decided games": c.decided_games, "hands": c.hands})  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-def seats_wide(analysis: Analysis) -> pd.DataFrame:
-    """Return seat win shares, % [95% Wilson interval], one row per condition and level."""
-    rows = []
-    for c in analysis.conditions:
-        for level, shares, test in (("hand", c.seat_hand, c.uniform_hand), ("game", c.seat_game, c.uniform_game)):
-            row = {"condition": c.name, "level": level}
-            row.update({f"position {p}": e.text(percent=True) for p, e in enumerate(shares)})
-            row["chi-square p"] = p_text(test.p)
-            row["Cohen's w"] = f"{test.w:.3f}"
-            rows.append(row)
-    return pd.DataFrame(rows).fillna("")
-
-
-def metrics_wide(analysis: Analysis) -> pd.DataFrame:
-    """Return every metric (rows) by condition (columns) as value [low, high]."""
-    table = analysis.metrics_table()
-    table["text"] = [
-        _interval(v, lo, hi) for v, lo, hi in zip(table["value"], table["low"], table["high"], strict=True)
-    ]
-    wide = table.pivot(index="metric", columns="condition", values="text")
-    wide = wide.reindex(index=list(dict.fromkeys(table["metric"])), columns=[c.name for c in analysis.conditions])
-    wide.insert(0, "what it is", [DESCRIPTIONS.get(m.split(":")[0], "") for m in wide.index])
-    return wide.reset_index()
-
-
-def comparisons_text(analysis: Analysis) -> pd.DataFrame:
-    """Return the comparisons as text: difference [interval], test, p, Holm p, verdict."""
-    table = analysis.comparisons_table()
-    if table.empty:
-        return table
-    table["difference [95%]"] = [
-        _interval(v, lo, hi) for v, lo, hi in zip(table["difference"], table["low"], table["high"], strict=True)
-    ]
-    table["p"] = table["p"].map(lambda p: "" if pd.isna(p) else p_text(p))
-    table["p_holm"] = table["p_holm"].map(lambda p: "" if pd.isna(p) else p_text(p))
-    table["within_margin"] = table["within_margin"].fillna("")
-    for column in ("variance_ratio", "margin", "detectable"):
-        table[column] = table[column].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
-    names = {"variance_ratio": "variance vs unpaired", "within_margin": "within ±margin",
-             "detectable": "detectable (80%, Holm)"}  # fmt: skip
-    table = table.rename(columns=names)
-    return table[["other", "reference", "paired", "metric", "difference [95%]", "test", "p", "p_holm", "verdict",
-                  "variance vs unpaired", "margin", "within ±margin", "detectable (80%, Holm)"]]  # fmt: skip
-
-
 def render_markdown(
     analysis: Analysis, figures: dict[str, Path], folder: Path, *, sizing: Mapping[str, Any] | None = None
 ) -> str:
-    """Return report.md: the question, the answer (with how the run was sized), the tables, then the charts."""
-    manifest_note = f"Experiment `{analysis.experiment.name}`, seed {analysis.experiment.seed}."
-    parts = [f"# {analysis.question}", "## Answer", *answer(analysis)]
+    """Return report.md: the question, its verdicts and their picture, what else changes, the evidence, the tables.
+
+    A player reads the verdicts first, in the rule's own words (`rummysim.report.verdicts`);
+    each term is in the glossary at the end, each rule in the rulebook the report links to.
+    """
+    found = verdicts(analysis)
+    titles = {i: group_title(analysis, comp) for i, comp in enumerate(analysis.comparisons)}
+    parts = [f"# {analysis.question}"]
+    parts += verdict_lines(found) or ["No comparison was planned: the conditions are described one by one below."]
+    if "answer" in figures:
+        alt = "The answer at a glance: each planned change with its 95% interval and margin"
+        parts.append(f"![{alt}]({_rel(figures['answer'], folder)})")
+    parts.append(_reading_note(analysis, folder))
+    changes = other_changes(analysis, titles)
+    if analysis.comparisons:
+        none = "Nothing else changes at a 5% false discovery rate."
+        parts += ["## What else changes", INTRO, "\n".join(changes) if changes else none]
+    parts += ["## The evidence", *evidence(analysis)]
     if sizing:
         lines = sizing_lines(sizing)
         parts += ["### How many games", lines[0], "\n".join(lines[1:])]
-    parts += ["## Tables", manifest_note]
-    parts += ["### Conditions", conditions_table(analysis).to_markdown(index=False)]
-    parts += ["### Seat win share by turn position (%, 95% Wilson interval; chi-square test of uniform seats)",
-              seats_wide(analysis).to_markdown(index=False)]  # fmt: skip
-    strategies = analysis.strategies_table()
-    if len(strategies):
-        share = zip(strategies["share"], strategies["share_low"], strategies["share_high"], strict=True)
-        order = zip(strategies["order"], strategies["order_low"], strategies["order_high"], strict=True)
-        shown = strategies.assign(
-            **{
-                "win share [95%]": [_interval(*e, scale=100, digits=1) for e in share],
-                "Order [95%]": [_interval(*e) for e in order],
-            }
-        )[["condition", "strategy", "seats", "n_players", "win share [95%]", "Order [95%]", "games"]]
-        parts += ["### Strategy win share (games won by its seats, %) and Order", shown.to_markdown(index=False)]
-    comparisons = comparisons_text(analysis)
-    if len(comparisons):
-        parts += ["### Comparisons (other − reference)", comparisons.to_markdown(index=False)]
-    if analysis.effects:
-        parts += [GRID, grid_text(analysis).to_markdown(index=False)]
-    changes = [line for line in map(notable, analysis.comparisons) if line]
-    if changes:
-        parts += [DESCRIPTIVE, *(f"- {line}" for line in changes)]
-    parts += ["### Every metric by condition (95% intervals)", metrics_wide(analysis).to_markdown(index=False)]
-    parts += ["## Charts"]
-    for name, (_, title) in charts_for(analysis).items():
-        parts += [f"### {title}", f"![{title}]({figures[name].relative_to(folder).as_posix()})"]
-    parts += ["Formulas and sources of every metric: rummysim's docs/metrics.md."]
+    charts = charts_for(analysis)
+    if charts:
+        parts.append("## Charts")
+        for name, (_, title) in charts.items():
+            parts += [f"### {title}", f"![{title}]({_rel(figures[name], folder)})"]
+    parts += tables_section(analysis)
+    sources = f"Formulas and sources of every metric: {_doc('metrics.md', folder)}."
+    parts += ["## Glossary", "\n".join(glossary_lines()), sources]
     return "\n\n".join(parts) + "\n"
 
 
-def render_html(text: str, *, title: str, folder: Path) -> str:
-    """Return report.md as one HTML page with its PNG charts embedded (opens offline)."""
-    body = markdown.markdown(text, extensions=["tables"])
+def verdict_lines(found: Sequence[Verdict]) -> list[str]:
+    """Return the verdicts as markdown, grouped by comparison: a bold title, then ``- **Yes**: ...`` items."""
+    lines, groups = [], dict.fromkeys(v.group for v in found)
+    for group in groups:
+        items = [v for v in found if v.group == group]
+        bullets = "\n".join(f"- **{v.answer.value}**{v.sentence[len(v.answer.value) :]}" for v in items)
+        lines += [f"**{group[0].upper()}{group[1:]}**" if len(groups) > 1 else "", bullets]
+    return [line for line in lines if line]
 
-    def embed(match: re.Match[str]) -> str:
-        data = base64.b64encode((folder / match.group(1)).read_bytes()).decode()
-        return f'src="data:image/png;base64,{data}"'
 
-    body = re.sub(r'src="(figures/[^"]+\.png)"', embed, body)
+def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
+    """Return the verdicts as the forest plot's rows: each change, its interval and margin, in its unit."""
+    return [
+        ForestRow(
+            label=v.measure.noun,
+            group=v.group,
+            value=v.change.value,
+            low=v.change.low,
+            high=v.change.high,
+            margin=v.margin,
+            unit=v.measure.unit,
+            verdict=v.answer.value,
+        )
+        for v in found
+    ]
+
+
+def verdict_text(analysis: Analysis) -> list[str]:
+    """Return the verdict sentences as plain text, for the terminal at the end of ``rummysim run``."""
+    return [v.sentence.replace("`", "") for v in verdicts(analysis)]
+
+
+def _reading_note(analysis: Analysis, folder: Path) -> str:
     return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-        f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n"
+        f"Every interval is 95%; the words are in the [glossary](#glossary), the rules in "
+        f"{_doc('rulebook.md', folder, 'the rulebook')}, and how to read this report in "
+        f"{_doc('reading-a-report.md', folder, 'reading a report')}. Experiment `{analysis.experiment.name}`, "
+        f"seed {analysis.experiment.seed}."
     )
+
+
+def _doc(name: str, folder: Path, text: str | None = None) -> str:
+    """Return a link to one of rummysim's docs: relative from the report when both are in one clone, else named."""
+    target = DOCS / name
+    if target.exists() and DOCS.parent in folder.resolve().parents:
+        try:
+            relative = os.path.relpath(target, folder.resolve())
+            return f"[{text or 'docs/' + name}]({Path(relative).as_posix()})"
+        except ValueError:  # another drive (Windows)
+            pass
+    return f"{text + ' (' if text else ''}rummysim's docs/{name}{')' if text else ''}"
+
+
+def _rel(path: Path, folder: Path) -> str:
+    return path.relative_to(folder).as_posix()
+
+
+def tables_section(analysis: Analysis) -> list[str]:
+    """Return the tables: conditions, seats, strategies, comparisons, a grid's effects, every metric."""
+    parts = ["## Tables", "### Conditions", conditions_table(analysis).to_markdown(index=False)]
+    parts += ["### Seat win share by turn position (%; hands: bootstrap over games, games: Wilson; 95% intervals; "
+              "chi-square test of uniform seats)", seats_wide(analysis).to_markdown(index=False)]  # fmt: skip
+    strategies = strategies_text(analysis)
+    if len(strategies):
+        parts += ["### Strategy win share (games won by its seats, %, 95% Wilson interval) and Order",
+                  strategies.to_markdown(index=False)]  # fmt: skip
+    comparisons = comparisons_text(analysis)
+    if len(comparisons):
+        parts += ["### Comparisons (other − reference; 95% intervals, bootstrap over games)",
+                  comparisons.to_markdown(index=False)]  # fmt: skip
+    if analysis.effects:
+        parts += [GRID, grid_text(analysis).to_markdown(index=False)]
+    parts += ["### Every metric by condition (95% intervals)", metrics_wide(analysis).to_markdown(index=False)]
+    return parts
 
 
 def build_report(
@@ -219,6 +178,10 @@ def build_report(
     if progress is not None:
         progress.phase("drawing the charts")
     figures = draw_all(analysis, folder / "figures")
+    found = verdicts(analysis)
+    if found:
+        with plt.rc_context(RC):
+            figures["answer"] = save(forest_plot(forest_rows(found)), folder / "figures", "answer")
     tables = {
         "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),
         "strategies": analysis.strategies_table(), "uniformity": analysis.uniformity_table(),

@@ -21,6 +21,10 @@ EVENTS = {
 """What each counted metric counts, for "no ... in either condition"."""
 
 
+TINY = 1e-12
+"""Below this an estimate's value or end is rounding noise (a bootstrap's -8.3e-17), shown as 0."""
+
+
 def missing_text(e: Estimate) -> str | None:
     """Return how to show an estimate that could not be computed, or None if it was."""
     if math.isnan(e.value):
@@ -51,6 +55,8 @@ def num(e: Estimate, *, digits: int = 3, signed: bool = False) -> str:
     '0.00050 [0.00020, 0.00080]'
     """
     sign = "+" if signed else ""
+    value, low, high = (0.0 if abs(x) < TINY else x for x in (e.value, e.low, e.high))
+    e = Estimate(value, low, high, e.n)  # no "-0.000", no 8.3e-17
     digits = digits_for(e, scale=1.0, least=digits)
     missing = missing_text(e)
     if missing:
@@ -61,7 +67,7 @@ def num(e: Estimate, *, digits: int = 3, signed: bool = False) -> str:
 def digits_for(e: Estimate, *, scale: float, least: int) -> int:
     """Return enough decimals that an interval's ends show two significant digits, at most 4 more."""
     widest = max(abs(e.low), abs(e.high), abs(e.value)) * scale
-    if not math.isfinite(widest) or widest == 0:
+    if not math.isfinite(widest) or widest < TINY:
         return least
     return min(max(least, 1 - math.floor(math.log10(widest))), least + 4)
 
@@ -88,6 +94,8 @@ def status_text(comp: Comparison, metric: str) -> str:
     verdict = verdict_text(comp, metric)
     if test is None or comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
         return verdict
+    if math.isnan(test.p):
+        return f"{verdict}: its test ({test.method}) could not be computed (too few games)"
     if comp.verdict(metric) is Verdict.NOT_COMPUTED:
         return f"interval excludes zero, but its test ({test.method}) could not be computed (too few games)"
     return f"{test.method} p {eq(test.p)}, Holm-adjusted p {eq(test.p_holm)}: {verdict}"

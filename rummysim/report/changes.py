@@ -1,0 +1,110 @@
+"""What else changes: the largest changes nobody planned, in the reader's units, under false-discovery control.
+
+Every difference that is not one of the experiment's planned measures has a test of its own
+(`rummysim.analysis.compare.fdr`), and the tests of a whole experiment are corrected together
+by Benjamini-Hochberg's method at 5%: among the changes listed, at most about 1 in 20 is expected
+to be noise, and a run where nothing changes lists none in at least 95% of runs (docs/metrics.md
+has the rate measured on null runs). A change is listed only when its test holds after that
+correction and its 95% interval excludes zero; the largest, relative to the reference's level,
+come first.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rummysim.analysis import Analysis, Comparison, Estimate
+from rummysim.analysis.compare import Verdict
+
+LABELS: dict[str, tuple[str, float, str]] = {
+    # metric: (in words, scale to the unit shown, the unit)
+    "points_per_hand": ("points per hand", 1.0, " points"),
+    "turns_per_hand": ("turns per hand", 1.0, " turns"),
+    "hands_per_game": ("hands per game", 1.0, " hands"),
+    "ended_by_discard": ("hands ended by a discard", 100.0, " pp"),
+    "ended_by_meld": ("hands ended by a meld", 100.0, " pp"),
+    "ended_by_lay_off": ("hands ended by a lay-off", 100.0, " pp"),
+    "ended_by_stalled": ("stalled hands (R10.2)", 100.0, " pp"),
+    "rummy_rate": ("hands won by going rummy", 100.0, " pp"),
+    "rummy_point_share": ("rummy's share of the points", 100.0, " pp"),
+    "lead_changes": ("lead changes per game", 1.0, ""),
+    "comeback_rate": ("games won from behind at half-time", 100.0, " pp"),
+    "tied_games": ("tied games", 100.0, " pp"),
+    "stalled_games": ("games ended unfinished", 100.0, " pp"),
+    "first_seat_advantage_hand": ("the first player's edge in a hand", 100.0, " pp"),
+    "dealer_advantage_hand": ("the dealer's edge in a hand", 100.0, " pp"),
+    "first_seat_advantage_game": ("the first seat's edge over a game", 100.0, " pp"),
+    "order": ("the measured strategy's Order", 1.0, ""),
+    "strength": ("the measured strategy's log strength", 1.0, ""),
+}
+SHOWN = 6
+"""The most changes listed per comparison; the rest are in the comparisons table."""
+INTRO = (
+    "Changes the question did not plan, largest first (relative to the reference's level), in each measure's own "
+    "unit with its 95% interval. They are *descriptive*: each is tested, and the tests of the whole experiment are "
+    "corrected together by Benjamini-Hochberg's method, so at most about 1 in 20 of the changes listed is expected "
+    "to be noise; the verdicts above claim none of them."
+)
+
+
+def signed(e: Estimate, *, scale: float) -> str:
+    """Return ``+5.66 [+5.64, +5.67]`` with enough digits that the ends differ from zero and from each other.
+
+    >>> signed(Estimate(0.00012, 0.00005, 0.0002, 10), scale=100.0)
+    '+0.012 [+0.005, +0.020]'
+    """
+    value, low, high = e.value * scale, e.low * scale, e.high * scale
+    smallest = min(abs(low), abs(high), abs(high - low)) if math.isfinite(low) else abs(value)
+    digits = 2 if not smallest or not math.isfinite(smallest) else min(max(2, 1 - math.floor(math.log10(smallest))), 6)
+    if not math.isfinite(low):
+        return f"{value:+.{digits}f}"
+    return f"{value:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
+def listed(comp: Comparison) -> list[tuple[str, float]]:
+    """Return the comparison's descriptive changes to list, (metric, size relative to the reference), largest first."""
+    found = []
+    for metric, test in comp.descriptive.items():
+        if metric not in LABELS or comp.verdict(metric) is not Verdict.DISCOVERED:
+            continue
+        d = comp.differences[metric]
+        found.append((metric, abs(d.value), test.p))
+    return [(m, size) for m, size, _ in sorted(found, key=lambda x: (x[2], -x[1]))]
+
+
+def change_line(analysis: Analysis, comp: Comparison, metric: str) -> str:
+    """Return one change in words: ``hands per game −7.26 [−7.29, −7.23] hands (23.86 → 16.60)``."""
+    label, scale, unit = LABELS[metric]
+    d = comp.differences[metric]
+    line = f"{label} {signed(d, scale=scale)}{unit}"
+    before = analysis.condition(comp.reference).metrics.get(metric)
+    after = analysis.condition(comp.other).metrics.get(metric)
+    if before is not None and after is not None and math.isfinite(before.value) and math.isfinite(after.value):
+        digits = 2 if scale == 1.0 else 1
+        line += f" ({before.value * scale:.{digits}f} → {after.value * scale:.{digits}f})"
+    return line
+
+
+def other_changes(analysis: Analysis, titles: dict[int, str]) -> list[str]:
+    """Return the "what else changes" lines, one per comparison with any; `titles` names each comparison by index."""
+    lines = []
+    for i, comp in enumerate(analysis.comparisons):
+        found = _ranked(analysis, comp)
+        if not found:
+            continue
+        shown = [change_line(analysis, comp, metric) for metric in found[:SHOWN]]
+        more = f"; and {len(found) - SHOWN} more in the comparisons table" if len(found) > SHOWN else ""
+        lines.append(f"- **{titles[i]}**: " + "; ".join(shown) + more + ".")
+    return lines
+
+
+def _ranked(analysis: Analysis, comp: Comparison) -> list[str]:
+    """Return the metrics to list, largest change relative to the reference's level first."""
+    sizes = []
+    for metric, _ in listed(comp):
+        d = comp.differences[metric]
+        base = analysis.condition(comp.reference).metrics.get(metric)
+        level = abs(base.value) if base is not None and math.isfinite(base.value) and base.value else float("nan")
+        relative = abs(d.value) / level if math.isfinite(level) else 0.0
+        sizes.append((metric, relative))
+    return [m for m, _ in sorted(sizes, key=lambda x: -x[1])]

@@ -1,0 +1,271 @@
+"""The verdicts: one plain sentence per planned comparison, in the rule's own words, opening with its answer.
+
+Each planned comparison (a condition against its reference, on one of the experiment's
+``measures:``) has an answer decided in the analysis (`rummysim.analysis.compare.Answer`)
+from its 95% interval [L, U], its planned test after Holm's correction and its margin X:
+
+- **Yes**: a real change, reaching beyond X: "Yes: with aces high or low instead of low
+  only, games end 7.3 hands (31%) sooner";
+- **Yes, but small**: a real change, all of [L, U] inside ±X;
+- **No**: no change shown and all of [L, U] inside ±X, so any change is smaller than the
+  interval's farther end: "No: ... changes the first player's edge by less than 0.26
+  percentage points";
+- **Can't tell**: no change shown and [L, U] reaches beyond X: "Can't tell: a change of up
+  to 2.4 points is still possible".
+
+The settings are named as a player says them ("with aces high or low"), never by their keys
+(`rule_words`). The numbers follow each sentence; the statistics are in the report's details.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rummysim.analysis import Analysis, Comparison, Estimate
+from rummysim.analysis.compare import Answer
+from rummysim.design import Condition
+from rummysim.measures import MEASURES, Measure, by_metric
+from rummysim.report.skill import direction
+from rummysim.specs import strategy_label
+
+UNIT_WORDS = {"pp": "percentage points", "hands": "hands", "turns": "turns", "points": "points", "": "", "log": ""}
+"""A unit in a sentence: ``0.26 percentage points``; Order and log strength are bare numbers."""
+MOVES: dict[str, tuple[str, str]] = {
+    # measure: (its change upwards, downwards), {x} the size of the change with its unit, {pct} its share
+    "first_seat_edge": ("the first seat's edge over a whole game rises by {x}",
+                        "the first seat's edge over a whole game falls by {x}"),
+    "first_player_edge_hand": ("the first player's edge in a hand rises by {x}",
+                               "the first player's edge in a hand falls by {x}"),
+    "dealer_edge_hand": ("the dealer's edge in a hand rises by {x}", "the dealer's edge in a hand falls by {x}"),
+    "game_length": ("games last {x}{pct} longer", "games end {x}{pct} sooner"),
+    "hand_length": ("hands last {x}{pct} longer", "hands end {x}{pct} sooner"),
+    "points_per_hand": ("a hand scores {x}{pct} more", "a hand scores {x}{pct} fewer"),
+    "rummy_rate": ("going rummy wins {x} more of the hands", "going rummy wins {x} fewer of the hands"),
+    "rummy_point_share": ("rummy hands take {x} more of the points", "rummy hands take {x} less of the points"),
+    "order": ("{focal} wins more for its share: its Order rises by {x}",
+              "{focal} wins less for its share: its Order falls by {x}"),
+    "strength": ("{focal} grows stronger: its log strength rises by {x}",
+                 "{focal} grows weaker: its log strength falls by {x}"),
+}  # fmt: skip
+PER = {"game_length": "hands a game", "hand_length": "turns a hand", "points_per_hand": "points a hand"}
+"""How a measure's level reads beside its change: ``16.6 hands a game instead of 23.9``."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One planned comparison's answer, worded: what the report's verdicts and the forest plot show."""
+
+    comparison: Comparison
+    measure: Measure
+    answer: Answer
+    sentence: str
+    """The whole sentence, opening with the answer: ``Yes: with ..., games end 7.3 hands (31%) sooner.``"""
+    group: str
+    """The comparison in words: ``aces high or low vs aces low only (three greedy)``."""
+    change: Estimate
+    """The difference other − reference in the measure's unit."""
+    margin: float
+    """The margin in the measure's unit."""
+
+
+def rule_words(rules: Mapping[str, Any], *, base: Mapping[str, Any]) -> list[str]:
+    """Return the settings of `rules` that differ from `base`, each as a player says it (R1-R12).
+
+    >>> rule_words({"ace": "high_or_low", "ace_points": 15}, base={"ace": "low", "ace_points": 1})
+    ['aces high or low']
+    >>> rule_words({"going_out": "discard", "n_players": 4}, base={"going_out": "any", "n_players": 3})
+    ['going out only by a discard', '4 players']
+    """
+    words = []
+    for key, value in rules.items():
+        if base.get(key) == value:
+            continue
+        if (
+            key == "ace_points"
+            and rules.get("ace") != base.get("ace")
+            and value == (15 if rules["ace"] != "low" else 1)
+        ):
+            continue  # follows the ace setting (R9.2): said by it
+        words.append(_setting_words(key, value))
+    return words
+
+
+def _setting_words(key: str, value: Any) -> str:
+    """Return one setting in words (docs/rulebook.md); an unknown setting reads as ``key value``."""
+    fixed = {
+        ("ace", "low"): "aces low only", ("ace", "high_or_low"): "aces high or low",
+        ("going_out", "any"): "going out by any play", ("going_out", "discard"): "going out only by a discard",
+        ("rummy_multiplier", 1): "no bonus for going rummy", ("rummy_multiplier", 2): "going rummy doubling the points",
+    }  # fmt: skip
+    if (key, value) in fixed:
+        return fixed[key, value]
+    templates = {
+        "n_players": "{} players", "cards_dealt": "{} cards dealt", "ace_points": "aces worth {} points",
+        "rummy_multiplier": "going rummy multiplying the points by {}", "target_score": "games to {} points",
+        "max_hands": "games of {} hands", "stall_after_rebuilds": "a hand stalled after {} rebuilds",
+        "stall_after_turns": "a hand stalled after {} turns", "stall_after_hands": "a game over after {} stalled hands",
+    }  # fmt: skip
+    if value is None and key in ("target_score", "max_hands"):
+        return "no points target" if key == "target_score" else "no limit on hands"
+    return templates[key].format(value) if key in templates else f"{key.replace('_', ' ')} {value}"
+
+
+def lineup_words(condition: Condition) -> str:
+    """Return a lineup as a player says it: ``three greedy``, ``cautious against two greedy``."""
+    counts: dict[str, int] = {}
+    for spec in condition.players:
+        label = strategy_label(spec)
+        counts[label] = counts.get(label, 0) + 1
+    number = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+    parts = [f"{number[k] if len(counts) == 1 or k > 1 else ''} {label}".strip() for label, k in counts.items()]
+    if len(counts) == 1:
+        return parts[0]
+    return f"{parts[0]} against {' and '.join(parts[1:])}"
+
+
+def group_words(analysis: Analysis, comp: Comparison) -> tuple[str, str]:
+    """Return (the other condition's rules, the reference's) in words, where they differ."""
+    experiment = analysis.experiment
+    a, b = experiment.condition(comp.reference), experiment.condition(comp.other)
+    ra, rb = a.rules.to_dict(), b.rules.to_dict()
+    other = " and ".join(rule_words(rb, base=ra)) or f"`{b.name}`"
+    reference = " and ".join(rule_words(ra, base=rb)) or f"`{a.name}`"
+    return other, reference
+
+
+def group_title(analysis: Analysis, comp: Comparison) -> str:
+    """Return a comparison as a heading: ``aces high or low vs aces low only (three greedy)``."""
+    other, reference = group_words(analysis, comp)
+    return f"{other} vs {reference} ({lineup_words(analysis.experiment.condition(comp.other))})"
+
+
+def sized(measure: Measure, x: float, *, up: bool = False) -> str:
+    """Return a size of change (in the measure's unit) in a sentence's words, to two significant digits.
+
+    `up` rounds away from zero, for a bound that must never be understated ("less than X"):
+
+    >>> sized(MEASURES["first_player_edge_hand"], 0.2604, up=True), sized(MEASURES["game_length"], 7.36)
+    ('0.27 percentage points', '7.4 hands')
+    >>> sized(MEASURES["order"], 0.03049)
+    '0.030'
+    """
+    x = abs(x)
+    digits = 1 if x == 0 or not math.isfinite(x) else max(0, 1 - math.floor(math.log10(x)))
+    if up and math.isfinite(x):
+        x = math.ceil(round(x * 10**digits, 9)) / 10**digits
+    words = UNIT_WORDS[measure.unit]
+    return f"{x:.{digits}f} {words}" if words else f"{x:.{digits}f}"
+
+
+def _level(e: Estimate, measure: Measure) -> str:
+    """Return a condition's level of a measure, as the change beside it is shown."""
+    value = e.value * measure.scale
+    digits = 2 if measure.unit == "pp" or abs(value) < 10 else 1
+    sign = "+" if measure.unit == "pp" else ""
+    return f"{value:{sign}.{digits}f}"
+
+
+def verdict_of(analysis: Analysis, comp: Comparison, metric: str) -> Verdict | None:
+    """Return one planned comparison's verdict, worded, or None if the metric is not planned or not measured."""
+    measure = by_metric(metric)
+    if measure is None or metric not in comp.tests or metric not in comp.differences:
+        return None
+    d = comp.differences[metric]
+    change = Estimate(d.value * measure.scale, d.low * measure.scale, d.high * measure.scale, d.n)
+    margin = analysis.experiment.margin[measure.name]
+    answer = comp.answer(metric)
+    other, reference = group_words(analysis, comp)
+    rule = f"with {other} instead of {reference}"
+    focal = f"`{comp.focal}`" if comp.focal else "the better player"
+    if answer in (Answer.YES, Answer.SMALL):
+        up = change.value > 0
+        share = _share(analysis, comp, metric, measure)
+        move = MOVES[measure.name][0 if up else 1].format(x=sized(measure, abs(change.value)), pct=share, focal=focal)
+        text = f"{rule}, {move}"
+        if answer is Answer.SMALL:
+            text += f", less than the margin of {sized(measure, margin)}"
+        if measure.name in ("order", "strength"):
+            text += _skill_consequence(analysis, comp, other, reference)
+    elif answer is Answer.NO:
+        bound = sized(measure, max(abs(change.low), abs(change.high)), up=True) if math.isfinite(change.low) else "0"
+        text = f"{rule}, {_noun(measure, focal)} changes by less than {bound}"
+    elif not (math.isfinite(change.low) and math.isfinite(change.high)):
+        text = f"{rule}, the run has too few games to tell how {_noun(measure, focal)} changes (no interval)"
+    else:
+        bound = sized(measure, max(abs(change.low), abs(change.high)), up=True)
+        either = " either way" if change.spans_zero else ""
+        text = f"{rule}, a change in {_noun(measure, focal)} of up to {bound}{either} is still possible"
+    sentence = f"{answer.value}: {text}{_evidence(analysis, comp, metric, measure, change)}."
+    return Verdict(comp, measure, answer, sentence, group_title(analysis, comp), change, margin)
+
+
+def _noun(measure: Measure, focal: str) -> str:
+    return (
+        f"{focal}'s Order"
+        if measure.name == "order"
+        else f"{focal}'s log strength"
+        if (measure.name == "strength")
+        else measure.noun
+    )
+
+
+def _share(analysis: Analysis, comp: Comparison, metric: str, measure: Measure) -> str:
+    """Return the change as a share of the reference's level, `` (31%)``, for measures with a level of their own."""
+    if measure.name not in PER and measure.name != "points_per_hand":
+        return ""
+    base = analysis.condition(comp.reference).metrics.get(metric)
+    if base is None or not base.value:
+        return ""
+    return f" ({abs(comp.differences[metric].value / base.value):.0%})"
+
+
+def _skill_consequence(analysis: Analysis, comp: Comparison, other: str, reference: str) -> str:
+    """Return ``, so ... rewards skill more`` when the claim holds in full (`rummysim.report.skill.direction`)."""
+    a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
+    way = direction(comp, a, b, analysis.experiment.margin)
+    return f": the rules with {other} reward skill {way} than with {reference}" if way else ""
+
+
+def _evidence(analysis: Analysis, comp: Comparison, metric: str, measure: Measure, change: Estimate) -> str:
+    """Return the numbers behind a sentence: each condition's level and the change with its 95% interval."""
+    unit = f" {measure.unit}" if measure.unit in ("pp", "hands", "turns", "points") else ""
+    digits = max(_digits(change), 1 if unit else 3)
+    shown = (
+        f"{change.value:+.{digits}f} [{change.low:+.{digits}f}, {change.high:+.{digits}f}]{unit}"
+        if math.isfinite(change.low)
+        else f"{change.value:+.{digits}f}{unit} (no interval)"
+    )
+    a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
+    ea, eb = a.metrics.get(metric), b.metrics.get(metric)
+    if metric == "order" and comp.focal:
+        ea, eb = (next(s.order for s in c.strategies if s.strategy == comp.focal) for c in (a, b))
+    if ea is None or eb is None or metric == "strength" or not (math.isfinite(ea.value) and math.isfinite(eb.value)):
+        return f" (change {shown})" if math.isfinite(change.value) else ""
+    per = f" {PER[measure.name]}" if measure.name in PER else unit
+    return f" ({_level(eb, measure)} instead of {_level(ea, measure)}{per}; change {shown})"
+
+
+def _digits(e: Estimate) -> int:
+    """Return decimals enough that an interval's ends show two significant digits (at most 4)."""
+    widest = max(abs(e.low), abs(e.high), abs(e.value)) if math.isfinite(e.low) else abs(e.value)
+    if not math.isfinite(widest) or widest == 0:
+        return 1
+    width = abs(e.high - e.low) if math.isfinite(e.low) else widest
+    scale = min(widest, width) if width > 0 else widest
+    return min(max(1, 1 - math.floor(math.log10(scale))), 4)
+
+
+def verdicts(analysis: Analysis) -> list[Verdict]:
+    """Return every planned comparison's verdict, comparison by comparison, in the order of ``measures:``."""
+    found = []
+    for comp in analysis.comparisons:
+        for name in analysis.experiment.measures:
+            metrics = ("order", "strength") if name == "skill" else (MEASURES[name].metric,)
+            for metric in metrics:
+                verdict = verdict_of(analysis, comp, metric)
+                if verdict is not None:
+                    found.append(verdict)
+    return found

@@ -1,0 +1,141 @@
+"""Issue 20: the verdicts come first, in the rule's own words, one of four answers from the interval and the margin."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from rummysim.analysis.compare import Answer, Comparison, holm
+from rummysim.analysis.compare import Test as PlannedTest
+from rummysim.analysis.equivalence import Bounds, Spread
+from rummysim.analysis.estimates import Estimate
+from rummysim.experiment import parse_experiment
+from rummysim.measures import MEASURES
+from rummysim.report import build_report
+from rummysim.report.verdicts import lineup_words, rule_words, sized, verdicts
+from rummysim.runner import run_experiment
+
+METRIC = "hands_per_game"  # the game_length measure: margin 1 hand
+
+
+def planned(low: float, high: float, p: float, *, margin: float = 1.0) -> Comparison:
+    """Return a comparison whose one planned difference has interval [low, high] and test p-value p."""
+    comp = Comparison("a", "b", paired=True, games=1000, planned=frozenset({METRIC}))
+    comp.differences[METRIC] = Estimate((low + high) / 2, low, high, 1000)
+    comp.tests[METRIC] = PlannedTest(METRIC, "z", p)
+    holm([comp])
+    comp.bounds[METRIC] = Bounds(METRIC, comp.differences[METRIC], margin, Spread(0.1, 0.1, 0.0), 0.3)
+    return comp
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "p", "answer"),
+    [
+        (-7.7, -7.0, 1e-9, Answer.YES),  # a real change beyond the margin
+        (-1.5, -0.5, 1e-4, Answer.YES),  # real, and the interval reaches past the margin: not "small"
+        (0.1, 0.4, 1e-4, Answer.SMALL),  # real, the whole interval inside ±1
+        (-0.3, 0.2, 0.6, Answer.NO),  # nothing shown, the whole interval inside ±1
+        (-0.5, 2.4, 0.2, Answer.CANT_TELL),  # nothing shown, 2.4 still possible
+        (0.2, 0.6, 0.2, Answer.NO),  # excludes zero but its test does not hold: still inside the margin
+    ],
+)
+def test_the_answer_is_decided_from_the_interval_the_test_and_the_margin(low, high, p, answer):
+    assert planned(low, high, p).answer(METRIC) is answer
+
+
+def test_no_events_and_no_interval_have_answers_of_their_own():
+    comp = planned(-0.3, 0.2, 0.6)
+    comp.no_events.add(METRIC)
+    assert comp.answer(METRIC) is Answer.NO
+    comp = planned(-0.3, 0.2, 0.6)
+    comp.bounds[METRIC] = Bounds(METRIC, Estimate(0.1, float("nan"), float("nan"), 1), 1.0, Spread(0, 0, 0), 0.3)
+    assert comp.answer(METRIC) is Answer.CANT_TELL
+
+
+def test_sizes_round_up_when_they_bound_and_speak_the_unit():
+    assert sized(MEASURES["first_player_edge_hand"], 0.2601, up=True) == "0.27 percentage points"
+    assert sized(MEASURES["first_player_edge_hand"], 0.26) == "0.26 percentage points"
+    assert sized(MEASURES["game_length"], 7.26) == "7.3 hands"
+    assert sized(MEASURES["points_per_hand"], 12.4, up=True) == "13 points"
+    assert sized(MEASURES["order"], 0.0311) == "0.031"
+
+
+def test_settings_are_named_as_a_player_says_them_never_by_their_keys():
+    base = {"ace": "low", "ace_points": 1, "going_out": "any", "rummy_multiplier": 2, "n_players": 3}
+    assert rule_words({**base, "ace": "high_or_low", "ace_points": 15}, base=base) == ["aces high or low"]
+    assert rule_words({**base, "ace_points": 11}, base=base) == ["aces worth 11 points"]
+    assert rule_words({**base, "going_out": "discard"}, base=base) == ["going out only by a discard"]
+    assert rule_words({**base, "rummy_multiplier": 1}, base=base) == ["no bonus for going rummy"]
+    assert rule_words({**base, "n_players": 5}, base=base) == ["5 players"]
+
+
+SPEC = {
+    "name": "small",
+    "question": "Does ace high change who wins?",
+    "seed": 5,
+    "games": 60,
+    "players": ["greedy", "greedy", "greedy"],
+    "rules": {"target_score": 60},
+    "measures": ["first_player_edge_hand", "game_length", "skill"],
+    "conditions": {
+        "basic": {},
+        "ace_high": {"rules": {"ace": "high_or_low"}},
+        "skill": {"players": ["cautious", "greedy", "greedy"]},
+        "skill_high": {"players": ["cautious", "greedy", "greedy"], "rules": {"ace": "high_or_low"}},
+    },
+}
+SENTENCE = re.compile(
+    r"^- \*\*(Yes|Yes, but small|No|Can't tell)\*\*: with aces high or low instead of aces low only, "
+)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("results")
+    results = run_experiment(parse_experiment(SPEC, source="small.yaml"), out=out, n_jobs=1, quiet=True)
+    return results, build_report(results.folder)
+
+
+def test_the_report_opens_with_one_verdict_per_planned_comparison_before_any_statistics(report):
+    _, built = report
+    text = built.markdown.read_text()
+    head = text.split("## What else changes")[0]
+    lines = [line for line in head.splitlines() if line.startswith("- **")]
+    # two comparisons x (first player's edge, game length) + skill for the cautious pairing only
+    assert len(lines) == 5 and all(SENTENCE.match(line) for line in lines), lines
+    assert "**Aces high or low vs aces low only (three greedy)**" in head
+    assert "**Aces high or low vs aces low only (cautious against two greedy)**" in head
+    for word in ("p =", "Holm", "McNemar", "ace_high", "inconclusive"):
+        assert word not in head, word
+    order = [
+        text.index(h) for h in ("## What else changes", "## The evidence", "## Charts", "## Tables", "## Glossary")
+    ]
+    assert order == sorted(order)
+
+
+def test_a_verdict_never_contradicts_its_evidence(report):
+    """Each sentence's answer is the comparison's own, and its numbers are the interval the tables show."""
+    results, _ = report
+    from rummysim.analysis import analyze
+
+    analysis = analyze(results)
+    for verdict in verdicts(analysis):
+        comp, metric = verdict.comparison, verdict.measure.metric
+        assert verdict.answer is comp.answer(metric)
+        d = comp.differences[metric]
+        assert np.isclose(verdict.change.low, d.low * verdict.measure.scale)
+        said = verdict.sentence
+        if verdict.answer in (Answer.NO, Answer.CANT_TELL):
+            assert "rises" not in said and "falls" not in said and "sooner" not in said and "longer" not in said
+        if verdict.answer is Answer.CANT_TELL:
+            assert "is still possible" in said
+        if verdict.answer is Answer.NO:
+            assert "by less than" in said
+
+
+def test_lineups_read_as_players_say_them():
+    experiment = parse_experiment(SPEC, source="small.yaml")
+    assert lineup_words(experiment.condition("basic")) == "three greedy"
+    assert lineup_words(experiment.condition("skill")) == "cautious against two greedy"
