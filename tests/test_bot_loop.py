@@ -153,6 +153,19 @@ def test_a_bot_that_raises_offers_its_traceback_and_debug_prints_it_in_the_run_a
     assert "in look_up" in replayed.stderr and replayed.stderr.endswith(f"Error: {expected}\n")
 
 
+def test_a_bot_named_module_colon_class_is_named_so_and_its_failure_replays(tmp_path, monkeypatch):
+    (tmp_path / "loopbots.py").write_text(BOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = write_run(tmp_path, "Grabby", players=["loopbots:Grabby", "greedy"])
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "out"), "-j", "1", "-q"])
+    assert result.exit_code == 1
+    assert re.match(
+        r"Error: condition ace_high, seat \d \(loopbots:Grabby\): discard \w+: taken from the discard", result.output
+    )
+    replayed = CliRunner().invoke(main, replay_command(result.output))
+    assert replayed.exit_code == 1 and replayed.stdout.splitlines()[-1].startswith("Stopped: seat ")
+
+
 def test_a_sealed_bots_traceback_comes_back_from_its_process(tmp_path):
     write_run(tmp_path, "Crashy")
     with pytest.raises(StrategyError) as error:
