@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,12 +19,15 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from rummysim.analysis import Analysis, analyze
+from rummysim.analysis.ladder import Ladder
+from rummysim.analysis.ladder import ladder as fit_ladder
 from rummysim.analysis.reading import Progress
 from rummysim.report.answer import evidence
 from rummysim.report.changes import INTRO, other_changes
 from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_plot, save
 from rummysim.report.glossary import glossary_lines
 from rummysim.report.html import render_html
+from rummysim.report.ladder import draw_ladder, ladder_lines
 from rummysim.report.sizing import sizing_lines
 from rummysim.report.tables import (
     GRID,
@@ -52,8 +56,9 @@ class Report:
 
 
 def render_markdown(
-    analysis: Analysis, figures: dict[str, Path], folder: Path, *, sizing: Mapping[str, Any] | None = None
-) -> str:
+    analysis: Analysis, figures: dict[str, Path], folder: Path, *, sizing: Mapping[str, Any] | None = None,
+    rated: Ladder | None = None,
+) -> str:  # fmt: skip
     """Return report.md: the question, its verdicts and their picture, what else changes, the evidence, the tables.
 
     A player reads the verdicts first, in the rule's own words (`rummysim.report.verdicts`);
@@ -67,6 +72,9 @@ def render_markdown(
         alt = "The answer at a glance: each planned change with its 95% interval and margin"
         parts.append(f"![{alt}]({_rel(figures['answer'], folder)})")
     parts.append(_reading_note(analysis, folder))
+    if rated is not None:
+        parts += ["## The ladder: how strong is each strategy?", "\n".join(ladder_lines(analysis, rated))]
+        parts.append(f"![The ladder: each strategy's rating with its 95% interval]({_rel(figures['ladder'], folder)})")
     changes = other_changes(analysis, titles)
     if analysis.comparisons:
         none = "Nothing else changes at a 5% false discovery rate."
@@ -94,6 +102,16 @@ def verdict_lines(found: Sequence[Verdict]) -> list[str]:
         bullets = "\n".join(f"- **{v.answer.value}**{v.sentence[len(v.answer.value) :]}" for v in items)
         lines += [f"**{group[0].upper()}{group[1:]}**" if len(groups) > 1 else "", bullets]
     return [line for line in lines if line]
+
+
+def _ladder(analysis: Analysis, folder: Path, results: Results | None) -> Ladder | None:
+    """Return the ladder of the run's mixed lineups (`rummysim.analysis.ladder`), if it has more than one pairing."""
+    mixed = [c for c in analysis.conditions if c.stronger is not None]
+    rule_sets = Counter(repr(analysis.experiment.condition(c.name).rules.replace(n_players=2)) for c in mixed)
+    if not mixed or (rule_sets.most_common(1)[0][1] < 2 and all(len(c.strategies) < 3 for c in mixed)):
+        return None  # one pairing under each rule set: its share is the whole story (`ladder` would say None)
+    results = results or load_results(folder)
+    return fit_ladder(analysis, games=results.games)
 
 
 def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
@@ -182,6 +200,9 @@ def build_report(
     if found:
         with plt.rc_context(RC):
             figures["answer"] = save(forest_plot(forest_rows(found)), folder / "figures", "answer")
+    rated = _ladder(analysis, folder, results)
+    if rated is not None:
+        figures["ladder"] = draw_ladder(rated, folder / "figures" / "ladder")
     tables = {
         "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),
         "strategies": analysis.strategies_table(), "uniformity": analysis.uniformity_table(),
@@ -196,7 +217,7 @@ def build_report(
         write_text_atomic(table.to_csv(index=False), paths[name])
     manifest = folder / MANIFEST
     sizing = json.loads(manifest.read_text()).get("precision") if manifest.exists() else None
-    text = render_markdown(analysis, figures, folder, sizing=sizing)
+    text = render_markdown(analysis, figures, folder, sizing=sizing, rated=rated)
     md = folder / "report.md"
     write_text_atomic(text, md)
     html = folder / "report.html"
