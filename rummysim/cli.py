@@ -215,9 +215,12 @@ def validate(experiment_file: str, pilot_games: int) -> None:
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"
         )
     if experiment.precision and whole_number(pilot_games, name="--pilot", low=0):
+        import rummysim.compiled as compiled
         from rummysim.pilot import pilot
 
-        for line in pilot(experiment, games=pilot_games).lines(experiment):
+        with compiled.announcing(lambda line: click.echo(f"rummysim: {line}", err=True)):  # a pilot may compile
+            found = pilot(experiment, games=pilot_games)
+        for line in found.lines(experiment):
             click.echo(line)
 
 

@@ -196,7 +196,7 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
         if not grow:
             break
         if not options["quiet"]:
-            print(f"rummysim: {_too_wide(found)}; playing on to {_games_text(grow)}", file=sys.stderr)
+            _say(f"{_too_wide(found)}; playing on to {_games_text(grow)}")
         experiment = experiment.with_games(grow)
     if results is None:  # the last wave was a prefix of a finished run: cut it to these games (nothing is played)
         results = _play(experiment, folder, finished=finished, **options)
@@ -308,6 +308,11 @@ def _prove(ledger: Ledger, chunk_dir: Path, experiment: Experiment) -> set[str]:
         return ledger.prove(chunk_dir, finished_chunks(chunk_dir), notice=notice)
 
 
+def _say(line: str) -> None:
+    """Say a line of the run's own on stderr."""
+    print(f"rummysim: {line}", file=sys.stderr)
+
+
 def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, scheduler: str | None,
          chunk_games: int, trace: bool, quiet: bool, overrides: dict[str, Any]) -> Results:  # fmt: skip
     chunk_dir = folder / "chunks"
@@ -319,11 +324,12 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         _prove(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
     )  # only chunks that prove themselves
     resumed = len(done)
-    with compiled.announcing(None if quiet else lambda line: print(f"rummysim: {line}", file=sys.stderr)):
+    # quiet says nothing of its own; a caller's `announcing` still holds (rummysim validate's pilot)
+    with contextlib.nullcontext() if quiet else compiled.announcing(_say):
         choices = [choose_engine(experiment, c, trace=trace) for c in experiment.conditions]
     unavailable = next((c.why for c in choices if c.unavailable), None)
     if unavailable is not None:
-        print(f"rummysim: {unavailable}; playing on the reference engine, with the same results", file=sys.stderr)
+        _say(f"{unavailable}; playing on the reference engine, with the same results")
     engines = [c.engine for c in choices]
     started = datetime.now(timezone.utc)
     clock = time.perf_counter()

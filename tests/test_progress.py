@@ -148,6 +148,25 @@ def test_rummysim_run_says_the_compile_unless_quiet(cold, tmp_path, monkeypatch)
         assert tried == [1]
 
 
+def test_rummysim_validate_says_the_compile_its_pilot_makes(cold, tmp_path, monkeypatch):
+    tried: list[int] = []
+
+    def compiling():
+        if not tried:
+            tried.append(1)
+            with compiled._compiling("engine", "the engine"):
+                pass
+        raise RuntimeError("the compiled engine cannot load here (a test)")
+
+    monkeypatch.setattr(compiled, "load", compiling)
+    path = tmp_path / "small.yaml"
+    path.write_text(json.dumps({**SPEC, "games": 40, "max_games": 1000, "precision": {"first_seat_edge": "5 pp"}}))
+    result = CliRunner().invoke(main, ["validate", str(path), "--pilot", "20"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == "rummysim: compiling the engine, once: about 60 s"
+    assert "precision: a pilot of 20 games a condition" in result.stdout
+
+
 # --- a wave's widths ------------------------------------------------------------------------------------
 
 
