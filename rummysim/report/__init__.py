@@ -53,6 +53,8 @@ class Report:
     html: Path
     figures: dict[str, Path]
     tables: dict[str, Path]
+    verdicts: tuple[str, ...] = ()
+    """The verdict sentences, as plain text (`rummysim run` prints them when it finishes)."""
 
 
 def render_markdown(
@@ -129,11 +131,6 @@ def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
         )
         for v in found
     ]
-
-
-def verdict_text(analysis: Analysis) -> list[str]:
-    """Return the verdict sentences as plain text, for the terminal at the end of ``rummysim run``."""
-    return [v.sentence.replace("`", "") for v in verdicts(analysis)]
 
 
 def _reading_note(analysis: Analysis, folder: Path) -> str:
@@ -222,4 +219,4 @@ def build_report(
     write_text_atomic(text, md)
     html = folder / "report.html"
     write_text_atomic(render_html(text, title=analysis.question, folder=folder), html)
-    return Report(md, html, figures, paths)
+    return Report(md, html, figures, paths, tuple(v.sentence.replace("`", "") for v in found))

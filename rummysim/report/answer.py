@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 
 from rummysim.analysis import Analysis, Comparison, ConditionSummary
-from rummysim.analysis.skill import strength
-from rummysim.report.skill import pairings, skill_sentence
+from rummysim.analysis.skill import strengths_against
+from rummysim.report.skill import pairings, skill_sentence, strength_text
 from rummysim.report.verdicts import group_title
 from rummysim.report.wording import (
     also,
@@ -92,10 +92,13 @@ def condition_answer(c: ConditionSummary) -> str:
         text += f" (chi-square test of equal seats p {eq(c.uniform_game.p)})"
     strong = c.stronger
     if strong is not None:
+        found = strengths_against(c, strong.strategy).items()
+        against = ", ".join(f"against `{other}` {strength_text(e)}" for other, e in found)
+        fair = 100 * strong.seats / c.n_players
         text += (
-            f"; `{strong.strategy}` wins {pp(strong.per_seat, signed=False, unit='%')} of games per seat it holds "
-            f"(fair share {100 / c.n_players:.1f}%), Order {num(strong.order)}, Luce strength against the other "
-            f"seats {num(strength(strong.share, seats=strong.seats, n=c.n_players), digits=2)}"
+            f"; `{strong.strategy}`'s {strong.seats} seat{'s' if strong.seats > 1 else ''} win "
+            f"{pp(strong.share, signed=False, unit='%')} of games (fair share {fair:.1f}%), "
+            f"Order {num(strong.order)}, Luce strength {against}"
         )
     return text + "."
 
