@@ -5,6 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+import yaml
+
+from rummysim.errors import ConfigError
+from rummysim.experiment import parse_experiment
 from rummysim.strategies import REGISTRY
 
 DOCS = Path(__file__).parent.parent / "docs"
@@ -37,3 +42,33 @@ def test_the_readme_quotes_the_committed_acehigh_report():
     quoted = " ".join(readme[start : readme.index("```", start)].split())
     report = " ".join((root / "results" / "acehigh" / "report.md").read_text().split())
     assert report.startswith(quoted)
+
+
+def measures_example() -> dict:
+    """The experiment file of docs/experiments.md's section on the question's measures."""
+    blocks = re.findall(r"```yaml\n(.*?)```", (DOCS / "experiments.md").read_text(), flags=re.S)
+    (block,) = [b for b in blocks if "name: rummy_lengths" in b]
+    return yaml.safe_load(block)
+
+
+def test_the_measures_example_in_experiments_md_is_valid_and_plans_what_it_says():
+    experiment = parse_experiment(measures_example(), source="docs/experiments.md")
+    assert experiment.measures == ("game_length", "hand_length", "rummy_rate", "skill")
+    assert (experiment.margin["game_length"], experiment.margin["hand_length"]) == (1.0, 2.0)
+    assert (experiment.margin["rummy_rate"], experiment.margin["order"]) == (0.5, 0.02)
+    assert experiment.precision == {"game_length": 0.25, "order": 0.01}
+
+
+def test_the_measures_errors_quoted_in_experiments_md_are_the_ones_rummysim_gives():
+    text = (DOCS / "experiments.md").read_text()
+    acehigh = yaml.safe_load((DOCS.parent / "experiments" / "acehigh.yaml").read_text())
+    misspelt = measures_example() | {"measures": ["game_lenght"]}
+    wrong_unit = measures_example() | {"margin": {"game_length": "1 turn"}}
+    for source, data in [
+        ("experiments/acehigh.yaml", acehigh | {"measures": ["game_length", "hand_length"]}),
+        ("experiments/x.yaml", misspelt),
+        ("experiments/x.yaml", wrong_unit),
+    ]:
+        with pytest.raises(ConfigError) as error:
+            parse_experiment(data, source=source)
+        assert f"\n{error.value}\n" in text
