@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from rummysim.analysis import analyze
 from rummysim.design import Experiment
+from rummysim.measures import MEASURES
 from rummysim.precision import Width, needed, widths
 from rummysim.runner import run_experiment
 
@@ -27,7 +28,7 @@ class Pilot:
         wide = [w for w in self.found if w.half_width == w.half_width]
         lines = [f"  precision: a pilot of {self.games:,} games a condition ({self.seconds:.1f} s of play):"]
         for w in wide:
-            unit = " pp" if w.measure == "first_seat_edge" else ""
+            unit = f" {MEASURES[w.measure].unit}" if w.measure in MEASURES and MEASURES[w.measure].unit else ""
             lines.append(f"    {w.measure}, {w.other} against {w.reference}: ±{w.half_width:.3g}{unit} "
                          f"(target ±{w.target:g}{unit})")  # fmt: skip
         most = max(self.needs.values())

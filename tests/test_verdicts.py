@@ -139,3 +139,16 @@ def test_lineups_read_as_players_say_them():
     experiment = parse_experiment(SPEC, source="small.yaml")
     assert lineup_words(experiment.condition("basic")) == "three greedy"
     assert lineup_words(experiment.condition("skill")) == "cautious against two greedy"
+
+
+@pytest.mark.parametrize(("low", "high", "worth"), [(0.017, 0.063, True), (0.017, 0.045, False), (-0.07, -0.01, True)])
+def test_a_skill_change_is_small_only_when_its_whole_interval_lies_inside_the_margin(low, high, worth):
+    """Issue 20: +0.040 [+0.017, +0.063] against a margin of 0.050 may reach 0.063: it is worth reporting."""
+    from rummysim.analysis.skill import worth_reporting
+
+    comp = Comparison("a", "b", paired=True, games=1000, planned=frozenset({"order"}))
+    comp.skill_metric = "order"
+    comp.differences["order"] = Estimate((low + high) / 2, low, high, 1000)
+    comp.tests["order"] = PlannedTest("order", "exact McNemar", 1e-6)
+    holm([comp])
+    assert worth_reporting(comp, {"order": 0.05}) is worth

@@ -129,6 +129,16 @@ def skill_sentence(
     return text + f"; {MEASURE[metric]}: {difference_text(comp, metric, shown)}{also(comp, metric)}."
 
 
+def _why_not(comp: Comparison, margins: Mapping[str, float]) -> str:
+    """Return why a pairing makes no claim about skill, so that a summary never contradicts its detail."""
+    metric = comp.skill_metric or "order"
+    if not comp.verdict(metric).is_claim:
+        return "no claim: its change does not hold after Holm's correction"
+    if not worth_reporting(comp, margins):
+        return "no claim: its change holds but lies inside the margin"
+    return "no claim: its change holds, but the player is not the better one under both rules"
+
+
 def pairings(analysis: Analysis) -> list[str]:
     """Return one line per pair of rule sets whose skill is measured by several pairings of the ladder."""
     margins = analysis.experiment.margin
@@ -147,7 +157,8 @@ def pairings(analysis: Analysis) -> list[str]:
             a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
             ways.append((comp, direction(comp, a, b, margins)))
         said = "; ".join(
-            f"`{c.focal}` (`{c.other}` against `{c.reference}`): " + (f"rewards skill {way}" if way else "no claim")
+            f"`{c.focal}` (`{c.other}` against `{c.reference}`): "
+            + (f"rewards skill {way}" if way else _why_not(c, margins))
             for c, way in ways
         )
         found = {way for _, way in ways}
@@ -155,7 +166,7 @@ def pairings(analysis: Analysis) -> list[str]:
         if len(found) == 1 and None not in found:
             verdict = f"over {len(comps)} pairings of the ladder, `{first.other}`'s rules reward skill {found.pop()}"
         elif found == {None}:
-            verdict = f"none of the {len(comps)} pairings of the ladder shows a change worth reporting"
+            verdict = f"none of the {len(comps)} pairings of the ladder supports a claim about skill"
         elif {"more", "less"} <= found:
             verdict = f"the {len(comps)} pairings of the ladder disagree, so no claim about skill is made"
         else:

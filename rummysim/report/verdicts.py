@@ -219,7 +219,8 @@ def _share(analysis: Analysis, comp: Comparison, metric: str, measure: Measure) 
     base = analysis.condition(comp.reference).metrics.get(metric)
     if base is None or not base.value:
         return ""
-    return f" ({abs(comp.differences[metric].value / base.value):.0%})"
+    share = abs(comp.differences[metric].value / base.value)
+    return f" ({share:.0%})" if share >= 0.01 else f" ({share:.1%})" if share >= 0.001 else " (under 0.1%)"
 
 
 def _skill_consequence(analysis: Analysis, comp: Comparison, other: str, reference: str) -> str:
