@@ -254,10 +254,25 @@ def _play(experiment: Experiment, folder: Path, *, finished: Results | None = No
             raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
         played = _games(finished.experiment)
         if played == _games(experiment):
-            return finished
+            return _restated(finished, experiment)
         with _writing(folder, "reopening the finished tables"):
             _reopen(folder, experiment, played)
     return _run(experiment, folder, **options)
+
+
+def _restated(finished: Results, experiment: Experiment) -> Results:
+    """Return finished results under the file's reading of them: its question, measures, margins and skill.
+
+    These change no row (the fingerprint leaves them out), so a finished run asked a new question of
+    its tables answers it without playing: the manifest's record of the experiment is rewritten.
+    """
+    record = experiment.to_dict()
+    if finished.manifest.get("experiment") == record:
+        return finished
+    finished.manifest = finished.manifest | {"experiment": record}
+    with _writing(finished.folder, "writing the manifest"):
+        write_text_atomic(json.dumps(finished.manifest, indent=2), finished.folder / MANIFEST)
+    return finished
 
 
 def _reopen(folder: Path, experiment: Experiment, played: dict[str, int]) -> None:

@@ -152,3 +152,18 @@ def test_a_skill_change_is_small_only_when_its_whole_interval_lies_inside_the_ma
     comp.tests["order"] = PlannedTest("order", "exact McNemar", 1e-6)
     holm([comp])
     assert worth_reporting(comp, {"order": 0.05}) is worth
+
+
+def test_a_finished_run_asked_new_measures_answers_them_without_playing(tmp_path):
+    """A question's measures change no row: running again with new `measures:` rewrites the record, plays nothing."""
+    first = {**SPEC, "games": 12, "measures": ["game_length"]}
+    results = run_experiment(parse_experiment(first, source="small.yaml"), out=tmp_path, n_jobs=1, quiet=True)
+    hands = (results.folder / "hands.parquet").read_bytes()
+    again = {**first, "measures": ["hand_length", "skill"], "margin": {"hand_length": "2 turns"}}
+    results = run_experiment(parse_experiment(again, source="small.yaml"), out=tmp_path, n_jobs=1, quiet=True)
+    assert (results.folder / "hands.parquet").read_bytes() == hands
+    assert results.experiment.measures == ("hand_length", "skill")
+    assert results.experiment.margin["hand_length"] == 2.0
+    text = build_report(results.folder).markdown.read_text().split("## What else changes")[0]
+    assert "the length of a hand" in text or "hands end" in text or "hands last" in text
+    assert "games end" not in text and "the length of a game" not in text
