@@ -89,15 +89,17 @@ def seat_win_share(analysis: Analysis) -> Figure:
             ax.bar(x, values, width * 0.9, yerr=errors, capsize=2, color=[COLORS[p] for p in range(c.n_players)])
             ax.hlines(100 / c.n_players, i - 0.45, i + 0.45, colors="black", linestyles="dashed", linewidth=1)
         _condition_axis(ax, names)
-        ax.set_title(f"{level} level: position {'in the hand' if level == 'hand' else 'in the first hand'}")
+        interval = "bootstrap over games" if level == "hand" else "Wilson"
+        where = "in the hand" if level == "hand" else "in the first hand"
+        ax.set_title(f"{level} level: position {where} (95% {interval} interval)")
         ax.grid(axis="y", alpha=0.3)
     ends = [e for c in analysis.conditions for e in (*c.seat_hand, *c.seat_game) if not np.isnan(e.low)]
     if ends:  # zoom on the differences: bars from zero would hide them
         axes[0].set_ylim(max(0.0, min(e.low for e in ends) * 100 - 3), max(e.high for e in ends) * 100 + 3)
-    axes[0].set_ylabel("win share, % (95% Wilson interval)")
+    axes[0].set_ylabel("win share, % (95% interval)")
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in range(widest)]
     _legend(fig, handles, [f"position {p}" for p in range(widest)])
-    fig.suptitle("Seat win share by turn position (0 plays first); dashed: the fair share 1/n")
+    fig.suptitle("Seat win share by turn position (0 plays first, n − 1 deals); dashed: the fair share 1/n")
     return fig
 
 
