@@ -120,7 +120,7 @@ def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
     """Return the verdicts as the forest plot's rows: each change, its interval and margin, in its unit."""
     return [
         ForestRow(
-            label=v.measure.noun,
+            label=v.label,
             group=v.group,
             value=v.change.value,
             low=v.change.low,

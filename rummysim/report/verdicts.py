@@ -69,6 +69,8 @@ class Verdict:
     """The difference other − reference in the measure's unit."""
     margin: float
     """The margin in the measure's unit."""
+    label: str = ""
+    """The measure in words for this comparison: ``the length of a game``, ``cautious's Order``."""
 
 
 def rule_words(rules: Mapping[str, Any], *, base: Mapping[str, Any]) -> list[str]:
@@ -199,7 +201,8 @@ def verdict_of(analysis: Analysis, comp: Comparison, metric: str) -> Verdict | N
         either = " either way" if change.spans_zero else ""
         text = f"{rule}, a change in {_noun(measure, focal)} of up to {bound}{either} is still possible"
     sentence = f"{answer.value}: {text}{_evidence(analysis, comp, metric, measure, change)}."
-    return Verdict(comp, measure, answer, sentence, group_title(analysis, comp), change, margin)
+    label = _noun(measure, comp.focal or "the better player")
+    return Verdict(comp, measure, answer, sentence, group_title(analysis, comp), change, margin, label)
 
 
 def _noun(measure: Measure, focal: str) -> str:
