@@ -397,19 +397,20 @@ def fdr(comparisons: Sequence[Comparison]) -> None:
     when nothing changes at all, the chance of reporting any is at most 5% too (docs/metrics.md has
     the rate measured on null runs).
     """
-    tests = [t for c in comparisons for t in c.descriptive.values() if not np.isnan(t.p)]
-    if not tests:
-        return
-    adjusted = multipletests([t.p for t in tests], alpha=ALPHA, method="fdr_bh")[1]
-    for test, p in zip(tests, adjusted, strict=True):
-        test.p_fdr = float(p)
+    for test, p in _adjusted([t for c in comparisons for t in c.descriptive.values()], method="fdr_bh"):
+        test.p_fdr = p
 
 
 def holm(comparisons: Sequence[Comparison]) -> None:
     """Correct every planned test of an experiment together by Holm's method (statsmodels)."""
-    tests = [t for c in comparisons for t in c.tests.values() if not np.isnan(t.p)]
+    for test, p in _adjusted([t for c in comparisons for t in c.tests.values()], method="holm"):
+        test.p_holm = p
+
+
+def _adjusted(tests: Sequence[Test], *, method: str) -> list[tuple[Test, float]]:
+    """Return each test with a p-value (NaN: not computed) and its p-value adjusted by statsmodels' `method`."""
+    tests = [t for t in tests if not np.isnan(t.p)]
     if not tests:
-        return
-    adjusted = multipletests([t.p for t in tests], alpha=ALPHA, method="holm")[1]
-    for test, p in zip(tests, adjusted, strict=True):
-        test.p_holm = float(p)
+        return []
+    adjusted = multipletests([t.p for t in tests], alpha=ALPHA, method=method)[1]
+    return [(t, float(p)) for t, p in zip(tests, adjusted, strict=True)]
