@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import pandas as pd
@@ -49,6 +50,5 @@ def test_a_tiny_run_prints_no_warning_and_its_report_says_the_seat_test_could_no
     seat = comparisons[comparisons.metric == "seat_distribution_game"].iloc[0]
     assert seat.test == "Stuart-Maxwell" and pd.isna(seat.p)
     assert seat.verdict == "test could not be computed (too few games)"
-    assert "| Stuart-Maxwell |     |          | test could not be computed (too few games)" in (
-        (tmp_path / "tiny" / "report.md").read_text()
-    )
+    row = r"\| planned +\| seat_distribution_game .*\| Stuart-Maxwell +\| +\| +\| +\| test could not be computed"
+    assert re.search(row, (tmp_path / "tiny" / "report.md").read_text())

@@ -129,7 +129,7 @@ class Analysis:
             seat_test = comp.tests.get("seat_distribution_game")
             if seat_test is not None:
                 rows.append({
-                    "reference": comp.reference, "other": comp.other, "paired": comp.paired,
+                    "reference": comp.reference, "other": comp.other, "paired": comp.paired, "planned": True,
                     "metric": "seat_distribution_game", "difference": float("nan"), "low": float("nan"),
                     "high": float("nan"), "games": comp.games, "test": seat_test.method, "p": seat_test.p,
                     "p_holm": seat_test.p_holm,
