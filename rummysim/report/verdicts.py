@@ -50,6 +50,8 @@ MOVES: dict[str, tuple[str, str]] = {
     "strength": ("{focal} grows stronger: its log strength rises by {x}",
                  "{focal} grows weaker: its log strength falls by {x}"),
 }  # fmt: skip
+EDGES = ("first_seat_edge", "first_player_edge_hand", "dealer_edge_hand")
+"""The measures that are an edge over the fair share 1/n: their levels carry a sign."""
 PER = {"game_length": "hands a game", "hand_length": "turns a hand", "points_per_hand": "points a hand"}
 """How a measure's level reads beside its change: ``16.6 hands a game instead of 23.9``."""
 
@@ -166,7 +168,7 @@ def _level(e: Estimate, measure: Measure) -> str:
     """Return a condition's level of a measure, as the change beside it is shown."""
     value = e.value * measure.scale
     digits = 2 if measure.unit == "pp" or abs(value) < 10 else 1
-    sign = "+" if measure.unit == "pp" else ""
+    sign = "+" if measure.name in EDGES else ""  # an edge is above or below the fair share; a share is a share
     return f"{value:{sign}.{digits}f}"
 
 
