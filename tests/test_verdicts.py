@@ -167,3 +167,16 @@ def test_a_finished_run_asked_new_measures_answers_them_without_playing(tmp_path
     text = build_report(results.folder).markdown.read_text().split("## What else changes")[0]
     assert "the length of a hand" in text or "hands end" in text or "hands last" in text
     assert "games end" not in text and "the length of a game" not in text
+
+
+def test_numbers_keep_their_point_inside_their_interval_and_never_show_noise():
+    """Issue 20: "Order 0.0000 [-0.000959, -8.3e-17]" and "0.000 [0.000, 0.000] excludes zero" are gone."""
+    from rummysim.report.changes import signed
+    from rummysim.report.wording import num
+
+    noise = num(Estimate(0.0, -0.000959, -8.3e-17, 100))
+    assert noise == "0.00000 [-0.00096, 0.00000]"  # the point at its interval's end, not outside it
+    rare = signed(Estimate(0.00012, 0.00005, 0.0002, 100), scale=100.0)
+    assert rare == "+0.012 [+0.005, +0.020]"  # an interval that excludes zero shows that it does
+    low, high = (float(x) for x in num(Estimate(0.00012, 0.00005, 0.0002, 100)).split("[")[1].rstrip("]").split(","))
+    assert low > 0 and high > low
