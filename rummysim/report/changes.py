@@ -55,7 +55,7 @@ def signed(e: Estimate, *, scale: float) -> str:
     """
     value, low, high = e.value * scale, e.low * scale, e.high * scale
     smallest = min(abs(low), abs(high), abs(high - low)) if math.isfinite(low) else abs(value)
-    digits = 2 if not smallest or not math.isfinite(smallest) else min(max(2, 1 - math.floor(math.log10(smallest))), 6)
+    digits = 2 if not smallest or not math.isfinite(smallest) else min(max(2, -math.floor(math.log10(smallest))), 6)
     if not math.isfinite(low):
         return f"{value:+.{digits}f}"
     return f"{value:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
