@@ -47,29 +47,29 @@ INTRO = (
 )
 
 
+def decimals(e: Estimate, *, scale: float) -> int:
+    """Return decimals enough that an interval's ends differ from zero and from each other (one significant digit
+    of the smallest of |low|, |high| and the width, at least 2)."""
+    low, high = e.low * scale, e.high * scale
+    smallest = min(abs(low), abs(high), abs(high - low)) if math.isfinite(low) else abs(e.value * scale)
+    return 2 if not smallest or not math.isfinite(smallest) else min(max(2, -math.floor(math.log10(smallest))), 6)
+
+
 def signed(e: Estimate, *, scale: float) -> str:
     """Return ``+5.66 [+5.64, +5.67]`` with enough digits that the ends differ from zero and from each other.
 
     >>> signed(Estimate(0.00012, 0.00005, 0.0002, 10), scale=100.0)
     '+0.012 [+0.005, +0.020]'
     """
-    value, low, high = e.value * scale, e.low * scale, e.high * scale
-    smallest = min(abs(low), abs(high), abs(high - low)) if math.isfinite(low) else abs(value)
-    digits = 2 if not smallest or not math.isfinite(smallest) else min(max(2, -math.floor(math.log10(smallest))), 6)
+    value, low, high, digits = e.value * scale, e.low * scale, e.high * scale, decimals(e, scale=scale)
     if not math.isfinite(low):
         return f"{value:+.{digits}f}"
     return f"{value:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
-def listed(comp: Comparison) -> list[tuple[str, float]]:
-    """Return the comparison's descriptive changes to list, (metric, size relative to the reference), largest first."""
-    found = []
-    for metric, test in comp.descriptive.items():
-        if metric not in LABELS or comp.verdict(metric) is not Verdict.DISCOVERED:
-            continue
-        d = comp.differences[metric]
-        found.append((metric, abs(d.value), test.p))
-    return [(m, size) for m, size, _ in sorted(found, key=lambda x: (x[2], -x[1]))]
+def listed(comp: Comparison) -> list[str]:
+    """Return the comparison's descriptive changes that "What else changes" lists: discovered at a 5% FDR."""
+    return [m for m in comp.descriptive if m in LABELS and comp.verdict(m) is Verdict.DISCOVERED]
 
 
 def change_line(analysis: Analysis, comp: Comparison, metric: str) -> str:
@@ -80,7 +80,7 @@ def change_line(analysis: Analysis, comp: Comparison, metric: str) -> str:
     before = analysis.condition(comp.reference).metrics.get(metric)
     after = analysis.condition(comp.other).metrics.get(metric)
     if before is not None and after is not None and math.isfinite(before.value) and math.isfinite(after.value):
-        digits = 2 if scale == 1.0 else 1
+        digits = decimals(d, scale=scale)  # as many as the change shows, so the two levels differ as it says
         line += f" ({before.value * scale:.{digits}f} → {after.value * scale:.{digits}f})"
     return line
 
@@ -101,7 +101,7 @@ def other_changes(analysis: Analysis, titles: dict[int, str]) -> list[str]:
 def _ranked(analysis: Analysis, comp: Comparison) -> list[str]:
     """Return the metrics to list, largest change relative to the reference's level first."""
     sizes = []
-    for metric, _ in listed(comp):
+    for metric in listed(comp):
         d = comp.differences[metric]
         base = analysis.condition(comp.reference).metrics.get(metric)
         level = abs(base.value) if base is not None and math.isfinite(base.value) and base.value else float("nan")
