@@ -105,7 +105,7 @@ def ladder_lines(analysis: Analysis, ladder: Ladder) -> list[str]:
         _lead(ladder),
         f"Each rating is a log-strength fitted by maximum likelihood over {games:,} decided games of "
         f"{len(ladder.conditions)} conditions under the same rules (Bradley-Terry for two players, Plackett-Luce on "
-        f"{how} for more), with 95% bootstrap intervals; `{ref}`, the weakest, is the reference at 0, and a "
+        f"{how} for more), with 95% bootstrap intervals; `{ref}`, the weakest with a rating of its own, is the reference at 0, and a "
         f"rating r means beating `{ref}` in a share 1/(1 + e^−r) of two-player games.",
     ]
     for r in ladder.ratings:
