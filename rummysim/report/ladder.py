@@ -105,8 +105,8 @@ def ladder_lines(analysis: Analysis, ladder: Ladder) -> list[str]:
         _lead(ladder),
         f"Each rating is a log-strength fitted by maximum likelihood over {games:,} decided games of "
         f"{len(ladder.conditions)} conditions under the same rules (Bradley-Terry for two players, Plackett-Luce on "
-        f"{how} for more), with 95% bootstrap intervals; `{ref}`, the weakest with a rating of its own, is the reference at 0, and a "
-        f"rating r means beating `{ref}` in a share 1/(1 + e^−r) of two-player games.",
+        f"{how} for more), with 95% bootstrap intervals; `{ref}`, the weakest with a rating of its own, is the "
+        f"reference at 0, and a rating r means beating `{ref}` in a share 1/(1 + e^−r) of two-player games.",
     ]
     for r in ladder.ratings:
         if r.status in (Status.AT_LEAST, Status.AT_MOST):
