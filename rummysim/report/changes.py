@@ -92,9 +92,10 @@ def other_changes(analysis: Analysis, titles: dict[int, str]) -> list[str]:
         found = _ranked(analysis, comp)
         if not found:
             continue
-        shown = [change_line(analysis, comp, metric) for metric in found[:SHOWN]]
-        more = f"; and {len(found) - SHOWN} more in the comparisons table" if len(found) > SHOWN else ""
-        lines.append(f"- **{titles[i]}**: " + "; ".join(shown) + more + ".")
+        shown = [f"  - {change_line(analysis, comp, metric)}" for metric in found[:SHOWN]]
+        if len(found) > SHOWN:
+            shown.append(f"  - and {len(found) - SHOWN} more in the comparisons table")
+        lines.append(f"- **{titles[i][0].upper()}{titles[i][1:]}**:\n" + "\n".join(shown))
     return lines
 
 

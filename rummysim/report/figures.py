@@ -91,7 +91,7 @@ def seat_win_share(analysis: Analysis) -> Figure:
         _condition_axis(ax, names)
         interval = "bootstrap over games" if level == "hand" else "Wilson"
         where = "in the hand" if level == "hand" else "in the first hand"
-        ax.set_title(f"{level} level: position {where} (95% {interval} interval)")
+        ax.set_title(f"{level} level: position {where}\n95% interval: {interval}", fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     ends = [e for c in analysis.conditions for e in (*c.seat_hand, *c.seat_game) if not np.isnan(e.low)]
     if ends:  # zoom on the differences: bars from zero would hide them
