@@ -12,18 +12,25 @@ import pytest
 from synthetic import synthetic_tables
 from validation import (
     LUCK,
+    NULL,
+    NULL_MIXED,
+    NULL_THREE,
     SCENARIOS,
     TRUTH,
     balance_coverage,
     consistent_with,
     luck_coverage,
     luck_tables,
+    null_descriptive_rate,
+    null_tables,
     paired_comparison,
     planned_rates,
     unpaired_power,
 )
 
-from rummysim.analysis.frames import game_frame
+import rummysim.analysis
+from rummysim.analysis.compare import Comparison
+from rummysim.analysis.frames import ENDINGS, game_frame
 from rummysim.analysis.metrics import balance_interval, summarize_condition
 
 
@@ -163,3 +170,65 @@ def test_intervals_of_hand_level_metrics_cover_when_hands_share_a_game_s_luck():
 def test_intervals_of_hand_level_metrics_cover_when_hands_share_a_game_s_luck_many():
     """The figures docs/metrics.md quotes (`validation.LUCK`)."""
     _luck_checks(luck_coverage(**LUCK), LUCK["reps"])
+
+
+# --- What else changes: false-discovery control under no effect at all -----------------------------------------
+
+
+def test_null_tables_are_one_process_whose_games_vary_like_a_run_s():
+    """Both conditions come from one generator (identical when every hand's draws are shared); hands share luck."""
+    same_a, same_b = (null_tables(np.random.default_rng(3), games=300, hands=10, shared=1.0)[k] for k in (0, 1))
+    for table in (same_a, same_b):
+        a, b = (table[table["condition"] == c].drop(columns="condition").reset_index(drop=True) for c in "ab")
+        assert a.equals(b)
+    hands, games = null_tables(np.random.default_rng(4), games=5000, hands=10)
+    for name in ("a", "b"):
+        frame = game_frame(hands[hands["condition"] == name], games[games["condition"] == name], n_players=3)
+        assert frame["hands"].nunique() >= 5 and frame["lead_changes"].nunique() >= 4, name
+        assert 0 < frame["tied"].mean() < 0.02 and 0 < frame["stalled"].mean() < 0.02, name
+        assert 0 < frame["comeback"].mean() < 1 and frame["rummies"].sum() > 0, name
+        assert all(frame[f"end_{e}"].sum() > 0 for e in ENDINGS), name
+        per_hand = frame["turns"] / frame["hands"]
+        assert per_hand.std() > 1, name
+        # a game's hands share its luck: per-game mean points vary far more than independent hands' would
+        rows = hands[(hands["condition"] == name) & hands["won"]]
+        per_game = rows.groupby("game")["points"].mean()
+        assert per_game.var() > 3 * rows["points"].var() / frame["hands"].mean(), name
+    paired = games[games["condition"] == "a"]["n_hands"].to_numpy() == games[games["condition"] == "b"]["n_hands"]
+    assert 0.2 < paired.mean() < 0.9  # paired games share part of their luck, not all of it
+
+
+def test_what_else_changes_lists_a_line_in_at_most_5_percent_of_null_runs():
+    """Issue 20 part 4: under no effect, the old rule (interval excludes zero) listed a line in about half the runs.
+
+    Benjamini-Hochberg across the descriptive tests lists one in at most 5% (docs/metrics.md has the rate over
+    `NULL`); the old rule's rate on the same runs is clearly higher, so the check can tell the two apart.
+    """
+    reps = 50
+    listed_runs, old_runs = null_descriptive_rate(reps=reps, games=500, seed=21)
+    assert consistent_with(listed_runs, reps, 0.05, alternative="greater"), (listed_runs, old_runs)
+    assert not consistent_with(old_runs, reps, 0.05, alternative="greater"), (listed_runs, old_runs)
+
+
+def test_the_null_check_fails_when_the_descriptive_tests_go_uncorrected(monkeypatch):
+    """A broken correction (each descriptive test at its raw p) lists a line in far more than 5% of null runs."""
+
+    def uncorrected(comparisons: list[Comparison]) -> None:
+        for comp in comparisons:
+            for test in comp.descriptive.values():
+                test.p_fdr = test.p
+
+    monkeypatch.setattr(rummysim.analysis, "fdr", uncorrected)
+    reps = 30
+    listed_runs, _ = null_descriptive_rate(reps=reps, games=500, seed=21)
+    assert not consistent_with(listed_runs, reps, 0.05, alternative="greater"), listed_runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", [NULL, NULL_MIXED, NULL_THREE], ids=["greedy", "mixed", "three"])
+def test_what_else_changes_lists_a_line_in_at_most_5_percent_of_null_runs_many(scenario):
+    """The figures docs/metrics.md quotes (`validation.NULL`, `NULL_MIXED`, `NULL_THREE`)."""
+    listed_runs, old_runs = null_descriptive_rate(**scenario)
+    reps = scenario["reps"]
+    assert consistent_with(listed_runs, reps, 0.05, alternative="greater"), (listed_runs, old_runs)
+    assert not consistent_with(old_runs, reps, 0.05, alternative="greater"), (listed_runs, old_runs)

@@ -3,15 +3,19 @@
 Each function draws many replications with a known truth and returns how often a
 statistic did what it claims (an interval covered the truth, a verdict held). The tests
 in tests/test_validation.py assert these rates with a tolerance that fits the number of
-replications (`consistent_with`); run this file to print the figures:
+replications (`consistent_with`); run this file to print the figures (``null``: only the
+false-discovery rate of "what else changes" under no effect, `print_null_rate`):
 
-    PYTHONPATH=. python tests/validation.py
+    PYTHONPATH=. python tests/validation.py [null]
 """
 
 from __future__ import annotations
 
+import gc
 import json
+import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,8 @@ from rummysim.analysis.equivalence import detectable, spread
 from rummysim.analysis.frames import game_frame
 from rummysim.analysis.metrics import balance_interval, summarize_condition
 from rummysim.experiment import parse_experiment
+from rummysim.measures import DEFAULT_MEASURES
+from rummysim.report.changes import LABELS, listed
 from rummysim.tables import MANIFEST, SCHEMAS, Results, load_results
 
 LINEUP = ["strong", "weak", "weak"]
@@ -268,16 +274,21 @@ def _luck_condition(
     return hands_table, games_table
 
 
-def results_of(folder: Path, hands: pd.DataFrame, games: pd.DataFrame, *, conditions: list[str], n: int) -> Results:
+def results_of(
+    folder: Path, hands: pd.DataFrame, games: pd.DataFrame, *, conditions: list[str], n: int,
+    players: list[str] | None = None, measures: list[str] | None = None,
+) -> Results:  # fmt: skip
     """Write synthetic tables as a finished run's folder and return its `Results` (as `rummysim report` reads it).
 
-    The experiment seats n greedy bots in every condition under the same table size, so its
-    planned comparisons are paired, each condition against the first.
+    The experiment seats n greedy bots (or `players`, whose names the tables' ``strategy`` column
+    must use) in every condition under the same table size, so its planned comparisons are
+    paired, each condition against the first. `measures`: its ``measures:`` (the default if None).
     """
     spec = {
         "name": "luck", "question": "Does a game's luck fool the intervals?", "seed": 0,
-        "games": int(games["game"].nunique()), "players": ["greedy"] * n,
+        "games": int(games["game"].nunique()), "players": players or ["greedy"] * n,
         "conditions": {c: {"rules": {"ace_points": 1 + i}} for i, c in enumerate(conditions)},
+        **({"measures": list(measures)} if measures is not None else {}),
     }  # fmt: skip
     experiment = parse_experiment(spec, source="luck.yaml")
     manifest = {"experiment": experiment.to_dict(), "source": "luck.yaml"}
@@ -351,7 +362,240 @@ def luck_coverage(*, reps: int, games: int, hands: int, seed: int) -> dict[str, 
     return counts
 
 
+# --- What else changes under no effect at all: Benjamini-Hochberg across the descriptive tests -----------------
+
+NULL_DRAWS = 10
+"""The uniform draws of one hand in `null_tables` (who wins, points, rummy, ending, turns, a stall)."""
+NULL_NAMES = "abcdefgh"
+"""The names of `null_tables`' conditions, the first the reference."""
+
+
+def null_tables(
+    rng: np.random.Generator, *, games: int, hands: int, n: int = 3, shared: float = 0.5,
+    players: list[str] | None = None, target: int | None = None, stall_after: int = 2, conditions: int = 2,
+) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """Return (hands, games) of two paired conditions a and b drawn from ONE process: no metric differs in truth.
+
+    Like `luck_tables`, every game g draws a luck both conditions share: a first dealer, a
+    lucky seat (the seat of ``players[0]`` half the time, else any), how lucky it is
+    a_g ~ U(1/3, 0.9), a tilt s_g = ±1 of the first seat (the same sign in a and b), a
+    richness t_g, a pace, a style of ending and a proneness to stall. Unlike `luck_tables`,
+    which plants changes in condition b, both conditions then play hands the same way: each
+    hand's draws are the same in a and b with probability `shared` (the same deal played
+    alike), else independent. A hand is won by position with probability 0.6 (the first
+    player with probability 1/3 + s_g TILT), else by seat (the lucky one with probability
+    a_g); it stalls (no winner, R10.2) with the game's probability, up to 0.1; the winner
+    scores U{1..19} + floor(40 t_g) points, doubled by a rummy (probability 0.4 t_g, R8.3);
+    it ends by a discard, meld or lay-off in shares set by the game's style, after a number
+    of turns set by its pace (40 more when it stalls). A game ends when a score reaches
+    `target` (12 points a hand by default), after `hands` hands (R11.2), or unfinished after
+    `stall_after` stalled hands in a row; the sole top score wins, an equal top is a tie. So
+    hands per game, points, turns, endings, rummies, lead changes, comebacks, ties and
+    stalled games all vary, a game's hands share its luck, and every difference b - a is 0
+    in truth (a and b are exchangeable). `conditions` > 2 adds c, d, ..., each sharing a's
+    draws hand by hand as b does: every condition is the same process, every difference 0.
+    """
+    players = players or ["greedy"] * n
+    target = 12 * hands if target is None else target
+    seats = np.arange(n)
+    strategy = np.array(players)[(seats[None, :] + np.arange(games)[:, None]) % n]  # seat s plays players[(s+g) % n]
+    favoured = np.argmax(strategy == players[0], axis=1)
+    luck = {
+        "first": rng.integers(n, size=games),
+        "lucky": np.where(rng.random(games) < 0.5, favoured, rng.integers(n, size=games)),
+        "strength": rng.uniform(1.0 / 3.0, 0.9, size=games),
+        "tilt": rng.choice([-1.0, 1.0], size=games),
+        "rich": rng.random(games),
+        "pace": rng.random(games),
+        "style": rng.random(games),
+        "stall": 0.1 * rng.random(games) ** 3,
+    }
+    draws = [rng.random((games, hands, NULL_DRAWS))]
+    for _ in range(conditions - 1):
+        same = rng.random((games, hands)) < shared
+        draws.append(np.where(same[..., None], draws[0], rng.random((games, hands, NULL_DRAWS))))
+    tables = [
+        _null_condition(name, u, n=n, luck=luck, strategy=strategy, target=target, stall_after=stall_after)
+        for name, u in zip(NULL_NAMES, draws, strict=False)
+    ]
+    return pd.concat([t[0] for t in tables], ignore_index=True), pd.concat([t[1] for t in tables], ignore_index=True)
+
+
+def _null_condition(
+    name: str, u: np.ndarray, *, n: int, luck: dict[str, np.ndarray], strategy: np.ndarray, target: int,
+    stall_after: int,
+) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """Return the (hands, games) tables of one condition of `null_tables` from its hands' draws `u`."""
+    games, hands = u.shape[:2]
+
+    def col(key: str) -> np.ndarray:
+        """Return a game's luck as a column, against its hands."""
+        return luck[key][:, None]
+
+    dealer = (col("first") + np.arange(hands)[None, :]) % n
+    other = 1 + (u[..., 2] * (n - 1)).astype(int)  # an offset to one of the other n - 1 seats or positions
+    first_wins = u[..., 1] < 1.0 / n + col("tilt") * TILT
+    by_position = (dealer + 1 + np.where(first_wins, 0, other)) % n
+    by_seat = np.where(u[..., 3] < col("strength"), col("lucky"), (col("lucky") + other) % n)
+    winner = np.where(u[..., 0] < 0.6, by_position, by_seat)
+    stalled = u[..., 9] < col("stall")
+    rummy = ~stalled & (u[..., 6] < 0.4 * col("rich"))
+    multiplier = np.where(rummy, 2, 1)
+    points = np.where(stalled, 0, (1 + (u[..., 5] * 19).astype(int) + np.floor(40 * col("rich")).astype(int)))
+    points = points * multiplier
+    by_discard = 0.35 + 0.3 * col("style")
+    by_meld = by_discard + 0.4 - 0.2 * col("style")
+    ending = np.where(u[..., 7] < by_discard, "discard", np.where(u[..., 7] < by_meld, "meld", "lay_off"))
+    turns = 6 + (-np.log1p(-u[..., 8]) * (10 + 20 * col("pace"))).astype(int) + np.where(stalled, 40, 0)
+    # play the hands in order until a game ends: a score reaches the target, the last hand, or a stall-out
+    score = np.zeros((games, n), dtype=int)
+    scores = np.zeros((games, hands, n), dtype=int)
+    played = np.zeros(games, dtype=int)
+    in_a_row = np.zeros(games, dtype=int)
+    active = np.ones(games, dtype=bool)
+    rows = np.arange(games)
+    for h in range(hands):
+        live = rows[active]
+        score[live, winner[live, h]] += points[live, h]
+        scores[:, h] = score
+        played[live] += 1
+        in_a_row[live] = np.where(stalled[live, h], in_a_row[live] + 1, 0)
+        active &= ~((score.max(axis=1) >= target) | (in_a_row >= stall_after))
+    finished = in_a_row < stall_after
+    # one row per hand played and seat
+    in_game = np.arange(hands)[None, :] < played[:, None]
+    g, h = np.nonzero(in_game)
+    g, h, seat = np.repeat(g, n), np.repeat(h, n), np.tile(np.arange(n), len(g))
+    won = ~stalled[g, h] & (seat == winner[g, h])
+    hands_table = pd.DataFrame({
+        "condition": name, "game": g, "hand": h, "seat": seat, "strategy": strategy[g, seat], "dealer": dealer[g, h],
+        "position": (seat - dealer[g, h] - 1) % n, "won": won, "points": np.where(won, points[g, h], 0),
+        "score": scores[g, h, seat], "went_out_by": np.where(stalled[g, h], None, ending[g, h]),
+        "went_rummy": won & rummy[g, h], "multiplier": multiplier[g, h], "stalled": stalled[g, h],
+        "turns": turns[g, h], "n_rebuilds": 0, "holding_end": "", "holding_points": 0,
+    })[SCHEMAS["hands"].names]  # fmt: skip
+    top = score == score.max(axis=1, keepdims=True)
+    sole = top.sum(axis=1) == 1
+    hands_won = np.zeros((games, n), dtype=int)
+    np.add.at(hands_won, (g[won], seat[won]), 1)
+    game, game_seat = np.repeat(np.arange(games), n), np.tile(np.arange(n), games)
+    games_table = pd.DataFrame({
+        "condition": name, "game": game, "seat": game_seat, "strategy": strategy.reshape(-1),
+        "score": score.reshape(-1), "won": (top & (sole & finished)[:, None]).reshape(-1),
+        "tied": (top & (~sole & finished)[:, None]).reshape(-1), "n_hands": played[game],
+        "hands_won": hands_won.reshape(-1), "n_stalled": (stalled & in_game).sum(axis=1)[game],
+        "first_dealer": luck["first"][game], "stalled": ~finished[game],
+    })[SCHEMAS["games"].names]  # fmt: skip
+    return hands_table, games_table
+
+
+def null_comparisons(
+    *,
+    reps: int,
+    games: int,
+    seed: int,
+    hands: int = 10,
+    shared: float = 0.5,
+    players: list[str] | None = None,
+    measures: list[str] | None = None,
+    conditions: int = 2,
+) -> Iterator[list[Comparison]]:
+    """Yield the comparisons of `reps` runs of `null_tables`, as `analyze` makes them (Holm, then BH).
+
+    Each run is written as a finished run's folder (`results_of`) and analysed by `analyze`
+    with the replication's index as its bootstrap seed, as ``rummysim report`` would: b - a
+    (and c - a, ... with more `conditions`), every descriptive test of the run corrected together.
+    """
+    rng = np.random.default_rng(seed)
+    n = len(players) if players else 3
+    # statsmodels' Holm calls gc.collect() each time, which walks every object the process holds: those alive
+    # now are set aside for the loop (gc.freeze), which changes no result and halves the time of a replication
+    gc.freeze()
+    try:
+        for i in range(reps):
+            hand_rows, game_rows = null_tables(
+                rng, games=games, hands=hands, n=n, shared=shared, players=players, conditions=conditions
+            )
+            with tempfile.TemporaryDirectory(prefix="rummysim-null-") as folder:
+                results = results_of(Path(folder), hand_rows, game_rows, conditions=list(NULL_NAMES[:conditions]),
+                                     n=n, players=players, measures=measures)  # fmt: skip
+                analysis = analyze(results, seed=i)
+            yield analysis.comparisons
+    finally:
+        gc.unfreeze()
+
+
+def excludes_zero(comp: Comparison) -> list[str]:
+    """Return the descriptive metrics the old rule listed: their 95% interval excludes zero, uncorrected.
+
+    The metrics "what else changes" may list (`changes.LABELS`), not planned, with events, and
+    not exactly zero (every paired game alike): the rule before Benjamini-Hochberg.
+    """
+    found = []
+    for metric, d in comp.differences.items():
+        if metric not in LABELS or metric in comp.tests or metric in comp.no_events:
+            continue
+        if not (d.value == d.low == d.high == 0.0 or np.isnan(d.low) or d.spans_zero):
+            found.append(metric)
+    return found
+
+
+def null_descriptive_rate(
+    *,
+    reps: int,
+    games: int,
+    seed: int,
+    hands: int = 10,
+    shared: float = 0.5,
+    players: list[str] | None = None,
+    measures: list[str] | None = None,
+    conditions: int = 2,
+) -> tuple[int, int]:
+    """Return (runs listing any "what else changes" line, runs with any descriptive interval excluding zero).
+
+    `reps` runs of two paired conditions (or `conditions`) with no true difference in any
+    metric (`null_tables`: `games` games of up to `hands` hands, a hand's draws the same as
+    the reference's with probability `shared`), analysed as a report is (`null_comparisons`).
+    The first count is the report's rule (`changes.listed`: interval excludes zero and
+    Benjamini-Hochberg's adjusted p < 0.05), in any comparison of the run; the second the old
+    one (`excludes_zero`), for contrast.
+    """
+    listed_runs = old_runs = 0
+    for comps in null_comparisons(reps=reps, games=games, seed=seed, hands=hands, shared=shared, players=players,
+                                  measures=measures, conditions=conditions):  # fmt: skip
+        listed_runs += any(listed(comp) for comp in comps)
+        old_runs += any(excludes_zero(comp) for comp in comps)
+    return listed_runs, old_runs
+
+
+def exact_interval(hits: int, reps: int) -> tuple[float, float]:
+    """Return the exact (Clopper-Pearson) 95% interval of a rate `hits` / `reps` (scipy)."""
+    ci = stats.binomtest(hits, reps).proportion_ci(confidence_level=0.95, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def print_null_rate() -> None:
+    """Print how often "what else changes" lists a line under no effect (`NULL`...), and the old rule's rate."""
+    for scenario in (NULL, NULL_MIXED, NULL_THREE):
+        r = scenario["reps"]
+        listed_runs, old_runs = null_descriptive_rate(**scenario)
+        lineup = ", ".join(scenario.get("players", ["greedy"] * 3))
+        measures = ", ".join(scenario.get("measures", DEFAULT_MEASURES))
+        print(
+            f"No effect on any metric ({r} replications of {scenario.get('conditions', 2)} conditions of "
+            f"{scenario['games']} paired games of up to {scenario['hands']} hands, seed {scenario['seed']}; {lineup}; "
+            f"measures {measures}): runs listing a descriptive change"
+        )
+        for name, hits in (("Benjamini-Hochberg and interval (the report)", listed_runs),
+                           ("interval excludes zero, uncorrected (the old rule)", old_runs)):  # fmt: skip
+            low, high = exact_interval(hits, r)
+            print(f"  {name}: {hits} ({hits / r:.3f}, exact 95% interval {low:.3f} to {high:.3f})")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["null"]:  # only the false-discovery figure
+        print_null_rate()
+        return
     reps = 2000
     print(f"Balance (game level), {reps} replications each: coverage of the true Balance")
     for n in (2, 3, 4, 6):
@@ -377,6 +621,7 @@ def main() -> None:
     )
     for key in luck["analysis"]:
         print(f"  {key}: {luck['analysis'][key] / r:.3f} / {luck['naive'][key] / r:.3f}")  # fmt: skip
+    print_null_rate()
 
 
 SCENARIOS: dict[str, dict[str, Any]] = {
@@ -393,6 +638,15 @@ SCENARIO_REPS = 2000
 """The replications of each scenario docs/metrics.md quotes (tests/test_validation.py runs `SCENARIOS`' reps)."""
 LUCK: dict[str, int] = {"reps": 1000, "games": 200, "hands": 10, "seed": 10}
 """The replications docs/metrics.md quotes for `luck_coverage` (tests/test_validation.py runs fewer by default)."""
+NULL: dict[str, Any] = {"reps": 1000, "games": 2000, "hands": 10, "seed": 20}
+"""The null runs docs/metrics.md quotes for `null_descriptive_rate` (tests/test_validation.py runs fewer by default):
+three greedy bots, the default measures (the first seat's game-level edge and skill, so 15 metrics are descriptive)."""
+NULL_MIXED: dict[str, Any] = {**NULL, "seed": 22, "players": ["cautious", "greedy", "greedy"],
+                              "measures": ["dealer_edge_hand"]}  # fmt: skip
+"""The same with a mixed lineup that plans only the dealer's edge: the first seat's game-level edge and the measured
+strategy's Order are descriptive too, with their exact McNemar tests (16 descriptive metrics)."""
+NULL_THREE: dict[str, Any] = {**NULL, "seed": 24, "conditions": 3}
+"""Three conditions, so two comparisons (b - a, c - a) whose 30 descriptive tests are corrected together."""
 
 
 if __name__ == "__main__":
