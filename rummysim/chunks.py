@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -140,7 +141,15 @@ def execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str | 
     if backend == "sequential" or n_jobs == 1 or len(chunks) <= 1:
         yield from map(play_chunk, chunks)
         return
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, parallel_config
 
-    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-    yield from parallel(delayed(play_chunk)(chunk) for chunk in chunks)
+    # Ctrl-C signals the whole process group: the run stops its workers and says so in one line, so a
+    # worker must not die of it on its own (multiprocessing would print "Process LokyProcess-1:" and a traceback).
+    with parallel_config(backend="loky", initializer=ignore_interrupts):
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        yield from parallel(delayed(play_chunk)(chunk) for chunk in chunks)
+
+
+def ignore_interrupts() -> None:
+    """Ignore SIGINT in a worker process (loky's initializer): the run that started it handles Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
