@@ -64,3 +64,20 @@ def synthetic_tables(
     return pd.DataFrame(hand_rows, columns=SCHEMAS["hands"].names), pd.DataFrame(
         game_rows, columns=SCHEMAS["games"].names
     )
+
+
+SMALL = {
+    "name": "small",
+    "question": "Does ace high change who wins?",
+    "seed": 5,
+    "games": 40,
+    "players": ["greedy", "greedy", "greedy"],
+    "rules": {"target_score": 60},
+    "conditions": {
+        "basic": {},
+        "ace_high": {"rules": {"ace": "high_or_low"}},
+        "skill": {"players": ["cautious", "greedy", "greedy"]},
+        "skill_high": {"players": ["cautious", "greedy", "greedy"], "rules": {"ace": "high_or_low"}},
+    },
+}
+"""A small real experiment (greedy tables and one cautious pairing, with and without ace high) the report tests play."""

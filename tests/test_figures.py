@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_hex
 from matplotlib.transforms import Bbox
+from synthetic import SMALL
 
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
@@ -17,19 +18,7 @@ from rummysim.report.figures import CHARTS, ForestRow, forest_plot, game_length,
 from rummysim.report.html import VERDICT_COLORS
 from rummysim.runner import run_experiment
 
-SPEC = {
-    "name": "small",
-    "question": "Does ace high change who wins?",
-    "seed": 5,
-    "games": 40,
-    "players": ["greedy", "greedy", "greedy"],
-    "rules": {"target_score": 60},
-    "conditions": {
-        "basic": {},
-        "ace_high": {"rules": {"ace": "high_or_low"}},
-        "skill": {"players": ["cautious", "greedy", "greedy"]},
-    },
-}
+SPEC = SMALL
 NAN = float("nan")
 SEAT = "aces high or low vs low only"
 

@@ -10,6 +10,7 @@ import matplotlib.image as mpimg
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from synthetic import SMALL
 
 from rummysim.cli import main
 from rummysim.experiment import parse_experiment
@@ -17,20 +18,7 @@ from rummysim.report import build_report
 from rummysim.report.figures import CHARTS
 from rummysim.runner import run_experiment
 
-SPEC = {
-    "name": "small",
-    "question": "Does ace high change who wins?",
-    "seed": 5,
-    "games": 40,
-    "players": ["greedy", "greedy", "greedy"],
-    "rules": {"target_score": 60},
-    "conditions": {
-        "basic": {},
-        "ace_high": {"rules": {"ace": "high_or_low"}},
-        "skill": {"players": ["cautious", "greedy", "greedy"]},
-        "skill_high": {"players": ["cautious", "greedy", "greedy"], "rules": {"ace": "high_or_low"}},
-    },
-}
+SPEC = SMALL
 
 
 @pytest.fixture(scope="module")

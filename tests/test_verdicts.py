@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+from synthetic import SMALL
 
 from rummysim.analysis.compare import Answer, Comparison, holm
 from rummysim.analysis.compare import Test as PlannedTest
@@ -71,21 +72,7 @@ def test_settings_are_named_as_a_player_says_them_never_by_their_keys():
     assert rule_words({**base, "n_players": 5}, base=base) == ["5 players"]
 
 
-SPEC = {
-    "name": "small",
-    "question": "Does ace high change who wins?",
-    "seed": 5,
-    "games": 60,
-    "players": ["greedy", "greedy", "greedy"],
-    "rules": {"target_score": 60},
-    "measures": ["first_player_edge_hand", "game_length", "skill"],
-    "conditions": {
-        "basic": {},
-        "ace_high": {"rules": {"ace": "high_or_low"}},
-        "skill": {"players": ["cautious", "greedy", "greedy"]},
-        "skill_high": {"players": ["cautious", "greedy", "greedy"], "rules": {"ace": "high_or_low"}},
-    },
-}
+SPEC = {**SMALL, "games": 60, "measures": ["first_player_edge_hand", "game_length", "skill"]}
 SENTENCE = re.compile(
     r"^- \*\*(Yes|Yes, but small|No|Can't tell)\*\*: with aces high or low instead of aces low only, "
 )
