@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 
-from rummysim.analysis import Analysis, Comparison, Estimate
+from rummysim.analysis import Analysis, Comparison
 from rummysim.analysis.compare import Verdict
+from rummysim.report.wording import decimals, signed
 
 LABELS: dict[str, tuple[str, float, str]] = {
     # metric: (in words, scale to the unit shown, the unit)
@@ -45,26 +46,6 @@ INTRO = (
     "corrected together by Benjamini-Hochberg's method, so at most about 1 in 20 of the changes listed is expected "
     "to be noise; the verdicts above claim none of them."
 )
-
-
-def decimals(e: Estimate, *, scale: float) -> int:
-    """Return decimals enough that an interval's ends differ from zero and from each other (one significant digit
-    of the smallest of |low|, |high| and the width, at least 2)."""
-    low, high = e.low * scale, e.high * scale
-    smallest = min(abs(low), abs(high), abs(high - low)) if math.isfinite(low) else abs(e.value * scale)
-    return 2 if not smallest or not math.isfinite(smallest) else min(max(2, -math.floor(math.log10(smallest))), 6)
-
-
-def signed(e: Estimate, *, scale: float) -> str:
-    """Return ``+5.66 [+5.64, +5.67]`` with enough digits that the ends differ from zero and from each other.
-
-    >>> signed(Estimate(0.00012, 0.00005, 0.0002, 10), scale=100.0)
-    '+0.012 [+0.005, +0.020]'
-    """
-    value, low, high, digits = e.value * scale, e.low * scale, e.high * scale, decimals(e, scale=scale)
-    if not math.isfinite(low):
-        return f"{value:+.{digits}f}"
-    return f"{value:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
 def listed(comp: Comparison) -> list[str]:

@@ -29,8 +29,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from rummysim.analysis.estimates import Estimate
 from rummysim.errors import ConfigError
 from rummysim.report.html import VERDICT_COLORS
+from rummysim.report.wording import signed
 
 # the page, in inches: label column, the row's axis, the value's text, the verdict
 WIDTH = 8.6  # 946 px at the report's 110 dpi: the HTML report's column shows it at its own size
@@ -68,29 +70,13 @@ class ForestRow:
             raise ConfigError(f"ForestRow {self.label!r}: the interval [{self.low}, {self.high}] ends below its start")
 
 
-def _digits(row: ForestRow) -> int:
-    """Decimals enough for two significant digits of the largest number and one of the interval's width."""
-    sizes = [abs(x) for x in (row.value, row.low, row.high) if math.isfinite(x) and x != 0]
-    digits = 1 - math.floor(math.log10(max(sizes))) if sizes else 0
-    width = row.high - row.low
-    if math.isfinite(width) and width > 0:
-        digits = max(digits, -math.floor(math.log10(width)))
-    return min(max(digits, 0), 4)
-
-
-def _signed(x: float, digits: int) -> str:
-    return f"{round(x, digits) + 0.0:+.{digits}f}".replace("-", "\u2212")  # + 0.0: no "-0.00"
-
-
 def value_text(row: ForestRow) -> tuple[str, str]:
     """Return the row's change and its interval as text: ("−7.26 hands", "[−7.29, −7.23]")."""
     if not math.isfinite(row.value):
         return "n/a", ""
-    digits = _digits(row)
     unit = f" {row.unit}" if row.unit else ""
-    if not (math.isfinite(row.low) and math.isfinite(row.high)):
-        return f"{_signed(row.value, digits)}{unit}", "no interval"
-    return f"{_signed(row.value, digits)}{unit}", f"[{_signed(row.low, digits)}, {_signed(row.high, digits)}]"
+    change, *interval = signed(Estimate(row.value, row.low, row.high, 0)).replace("-", "\u2212").split(" ", 1)
+    return f"{change}{unit}", interval[0] if interval else "no interval"
 
 
 def x_range(row: ForestRow) -> tuple[float, float]:

@@ -29,6 +29,7 @@ from rummysim.analysis.compare import Answer
 from rummysim.design import Condition
 from rummysim.measures import MEASURES, Measure, by_metric
 from rummysim.report.skill import direction
+from rummysim.report.wording import signed
 from rummysim.specs import strategy_label
 
 UNIT_WORDS = {"pp": "percentage points", "hands": "hands", "turns": "turns", "points": "points", "": "", "log": ""}
@@ -238,12 +239,7 @@ def _skill_consequence(analysis: Analysis, comp: Comparison, other: str, referen
 def _evidence(analysis: Analysis, comp: Comparison, metric: str, measure: Measure, change: Estimate) -> str:
     """Return the numbers behind a sentence: each condition's level and the change with its 95% interval."""
     unit = f" {measure.unit}" if measure.unit in ("pp", "hands", "turns", "points") else ""
-    digits = max(_digits(change), 1 if unit else 3)
-    shown = (
-        f"{change.value:+.{digits}f} [{change.low:+.{digits}f}, {change.high:+.{digits}f}]{unit}"
-        if math.isfinite(change.low)
-        else f"{change.value:+.{digits}f}{unit} (no interval)"
-    )
+    shown = f"{signed(change)}{unit}" + ("" if math.isfinite(change.low) else " (no interval)")
     a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
     ea, eb = a.metrics.get(metric), b.metrics.get(metric)
     if metric == "order" and comp.focal:
@@ -252,16 +248,6 @@ def _evidence(analysis: Analysis, comp: Comparison, metric: str, measure: Measur
         return f" (change {shown})" if math.isfinite(change.value) else ""
     per = f" {PER[measure.name]}" if measure.name in PER else unit
     return f" ({_level(eb, measure)} instead of {_level(ea, measure)}{per}; change {shown})"
-
-
-def _digits(e: Estimate) -> int:
-    """Return decimals enough that an interval's ends show two significant digits (at most 4)."""
-    widest = max(abs(e.low), abs(e.high), abs(e.value)) if math.isfinite(e.low) else abs(e.value)
-    if not math.isfinite(widest) or widest == 0:
-        return 1
-    width = abs(e.high - e.low) if math.isfinite(e.low) else widest
-    scale = min(widest, width) if width > 0 else widest
-    return min(max(1, 1 - math.floor(math.log10(scale))), 4)
 
 
 def verdicts(analysis: Analysis) -> list[Verdict]:

@@ -174,3 +174,29 @@ def change_text(comp: Comparison, metric: str, what: str, shown: str) -> str:
     if comp.verdict(metric) in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
         return verdict_text(comp, metric)
     return f"{what} changes by {shown}: {verdict_text(comp, metric)}"
+
+
+def decimals(e: Estimate, *, scale: float = 1.0) -> int:
+    """Return decimals enough that an interval's ends differ from zero and from each other (one significant digit
+    of the smallest of |low|, |high| and the width, at least 2); with no interval, two significant digits."""
+    low, high, value = e.low * scale, e.high * scale, abs(e.value * scale)
+    if not math.isfinite(low):
+        return 2 if not value or not math.isfinite(value) else min(max(2, 1 - math.floor(math.log10(value))), 6)
+    smallest = min(abs(low), abs(high), abs(high - low))
+    return 2 if not smallest or not math.isfinite(smallest) else min(max(2, -math.floor(math.log10(smallest))), 6)
+
+
+def signed(e: Estimate, *, scale: float = 1.0) -> str:
+    """Return a change ``+5.66 [+5.64, +5.67]`` with enough digits that the ends differ from zero and each other.
+
+    The verdicts' evidence, the forest plot and "What else changes" all show a change so:
+
+    >>> signed(Estimate(0.00012, 0.00005, 0.0002, 10), scale=100.0), signed(Estimate(-7.26, -7.292, -7.229, 10))
+    ('+0.012 [+0.005, +0.020]', '-7.26 [-7.29, -7.23]')
+    """
+    digits = decimals(e, scale=scale)
+
+    def text(x: float) -> str:
+        return f"{round(x * scale, digits) + 0.0:+.{digits}f}"  # + 0.0: no "-0.00"
+
+    return f"{text(e.value)} [{text(e.low)}, {text(e.high)}]" if math.isfinite(e.low) else text(e.value)
