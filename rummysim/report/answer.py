@@ -13,6 +13,7 @@ import math
 
 from rummysim.analysis import Analysis, Comparison, ConditionSummary
 from rummysim.analysis.skill import strengths_against
+from rummysim.measures import by_metric
 from rummysim.report.skill import pairings, skill_sentence, strength_text
 from rummysim.report.verdicts import group_title
 from rummysim.report.wording import (
@@ -23,6 +24,8 @@ from rummysim.report.wording import (
     p_text,
     pp,
     rules_out,
+    signed,
+    unit_of,
 )
 
 __all__ = ["evidence", "num", "p_text", "pp", "rules_out"]
@@ -78,7 +81,27 @@ def comparison_answer(analysis: Analysis, comp: Comparison) -> list[str]:
     skill = skill_sentence(comp, a, b, analysis.experiment.margin)
     if skill:
         lines.append(skill)
+    lines += [_measure_sentence(comp, a, b, metric) for metric in comp.tests if metric not in TOLD]
     return lines
+
+
+TOLD = ("first_seat_advantage_game", "first_seat_advantage_hand", "dealer_advantage_hand", "seat_distribution_game",
+        "order", "strength")  # fmt: skip
+"""The planned metrics the seat and skill paragraphs tell; any other planned measure has a paragraph of its own."""
+
+
+def _measure_sentence(comp: Comparison, a: ConditionSummary, b: ConditionSummary, metric: str) -> str:
+    """Return the evidence of a planned measure other than seat advantage and skill: levels, test, what it rules out."""
+    measure = by_metric(metric)
+    noun = measure.noun if measure else metric.replace("_", " ")
+    scale, unit = unit_of(metric)
+    ea, eb = a.metrics[metric], b.metrics[metric]
+    levels = f"{num(ea.shifted(0.0, scale=scale))}{unit} under `{a.name}` and {num(eb.shifted(0.0, scale=scale))}{unit}"
+    shown = f"{signed(comp.differences[metric], scale=scale)}{unit}"
+    return (
+        f"**{noun[0].upper()}{noun[1:]}**: {levels} under `{b.name}`; "
+        f"{difference_text(comp, metric, shown)}{also(comp, metric)}."
+    )
 
 
 def condition_answer(c: ConditionSummary) -> str:

@@ -29,7 +29,7 @@ from rummysim.analysis.compare import Answer
 from rummysim.design import Condition
 from rummysim.measures import MEASURES, Measure, by_metric
 from rummysim.report.skill import direction
-from rummysim.report.wording import signed
+from rummysim.report.wording import signed, significant
 from rummysim.specs import strategy_label
 
 UNIT_WORDS = {"pp": "percentage points", "hands": "hands", "turns": "turns", "points": "points", "": "", "log": ""}
@@ -157,12 +157,8 @@ def sized(measure: Measure, x: float, *, up: bool = False) -> str:
     >>> sized(MEASURES["order"], 0.03049)
     '0.030'
     """
-    x = abs(x)
-    digits = 1 if x == 0 or not math.isfinite(x) else max(0, 1 - math.floor(math.log10(x)))
-    if up and math.isfinite(x):
-        x = math.ceil(round(x * 10**digits, 9)) / 10**digits
     words = UNIT_WORDS[measure.unit]
-    return f"{x:.{digits}f} {words}" if words else f"{x:.{digits}f}"
+    return f"{significant(abs(x), up=up)} {words}" if words else significant(abs(x), up=up)
 
 
 def _level(e: Estimate, measure: Measure) -> str:
@@ -209,18 +205,14 @@ def verdict_of(analysis: Analysis, comp: Comparison, metric: str) -> Verdict | N
 
 
 def _noun(measure: Measure, focal: str) -> str:
-    return (
-        f"{focal}'s Order"
-        if measure.name == "order"
-        else f"{focal}'s log strength"
-        if (measure.name == "strength")
-        else measure.noun
-    )
+    """Return the measure in words; a skill measure names the strategy measured (``cautious's Order``)."""
+    skill = {"order": f"{focal}'s Order", "strength": f"{focal}'s log strength"}
+    return skill.get(measure.name, measure.noun)
 
 
 def _share(analysis: Analysis, comp: Comparison, metric: str, measure: Measure) -> str:
     """Return the change as a share of the reference's level, `` (31%)``, for measures with a level of their own."""
-    if measure.name not in PER and measure.name != "points_per_hand":
+    if measure.name not in PER:
         return ""
     base = analysis.condition(comp.reference).metrics.get(metric)
     if base is None or not base.value:

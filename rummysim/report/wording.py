@@ -10,6 +10,7 @@ import math
 
 from rummysim.analysis import Comparison, Estimate
 from rummysim.analysis.compare import Verdict
+from rummysim.measures import MEASURES, by_metric
 
 EVENTS = {
     "points_per_hand": "points scored", "turns_per_hand": "turns", "hands_per_game": "hands",
@@ -122,13 +123,33 @@ def amount(metric: str, x: float, *, up: bool = False) -> str:
     >>> amount("order", 0.02649), amount("order", 0.02641, up=True), amount("first_seat_edge", 0.002602, up=True)
     ('0.026', '0.0265', '0.261 pp')
     """
-    scale, unit = (1.0, "") if metric in ("order", "strength") else (100.0, " pp")
-    x = abs(x) * scale
+    scale, unit = unit_of(metric)
+    return significant(abs(x) * scale, up=up, extra=1 if up else 0) + unit
+
+
+def unit_of(metric: str) -> tuple[float, str]:
+    """Return (the scale to its unit, the unit after a number) of a measure or its metric (`rummysim.measures`).
+
+    >>> unit_of("first_seat_advantage_game"), unit_of("game_length"), unit_of("order")
+    ((100.0, ' pp'), (1.0, ' hands'), (1.0, ''))
+    """
+    measure = MEASURES.get(metric) or by_metric(metric)
+    if measure is None:
+        return 1.0, ""
+    return measure.scale, f" {measure.unit}" if measure.unit not in ("", "log") else ""
+
+
+def significant(x: float, *, up: bool = False, extra: int = 0) -> str:
+    """Return x ≥ 0 to two significant digits (and `extra` more); `up` rounds away from zero, never understating.
+
+    >>> significant(0.2604, up=True), significant(7.36), significant(0.02641, up=True, extra=1)
+    ('0.27', '7.4', '0.0265')
+    """
     digits = 1 if x == 0 or not math.isfinite(x) else max(0, 1 - math.floor(math.log10(x)))
+    digits += extra
     if up and math.isfinite(x):
-        digits += 1
         x = math.ceil(round(x * 10**digits, 9)) / 10**digits
-    return f"{x:.{digits}f}{unit}"
+    return f"{x:.{digits}f}"
 
 
 def rules_out(comp: Comparison, metric: str) -> str | None:
@@ -159,8 +180,8 @@ def ends(metric: str, e: Estimate) -> str:
     >>> ends("first_seat_advantage_game", Estimate(0.012, 0.003, 0.021, 100))
     '[+0.3, +2.1] pp'
     """
-    scale, least, unit = (1.0, 3, "") if metric in ("order", "strength") else (100.0, 1, " pp")
-    digits = digits_for(e, scale=scale, least=least)
+    scale, unit = unit_of(metric)
+    digits = digits_for(e, scale=scale, least=3 if scale == 1.0 and not unit else 1)
     return f"[{e.low * scale:+.{digits}f}, {e.high * scale:+.{digits}f}]{unit}"
 
 
