@@ -43,6 +43,7 @@ from rummysim.errors import ConfigError
 
 if TYPE_CHECKING:
     from rummysim.analysis import Analysis
+    from rummysim.design import Condition
 
 NAN = float("nan")
 UNBOUNDED = 1e200
@@ -391,6 +392,24 @@ def _rankings(analysis: Analysis, name: str, lineup: Mapping[str, int], games: p
     ]
 
 
+def rated_conditions(analysis: Analysis, *, rules: Any = None) -> tuple[list[Condition], list[Condition]] | None:
+    """Return (every mixed condition, those the ladder fits: one rule set's), or None if they say no more than a pair.
+
+    `ladder` fits these; a caller may ask first, before it reads the games table.
+    """
+    conditions = analysis.experiment.conditions
+    mixed = [c for c in conditions if c.name in analysis.frames and len(strategy_counts(c.players)) > 1]
+    if not mixed:
+        return None
+    common = Counter(_rule_set(c.rules) for c in mixed).most_common(1)[0][0]
+    base = _rule_set(rules) if rules is not None else common
+    chosen = [c for c in mixed if _rule_set(c.rules) == base]
+    labels = {label for c in chosen for label in strategy_counts(c.players)}
+    if len(labels) < 2 or (len(chosen) == 1 and len(labels) == 2):
+        return None
+    return mixed, chosen
+
+
 def ladder(
     analysis: Analysis, *, games: pd.DataFrame | None = None, rules: Any = None, reference: str | None = None,
     resamples: int = RESAMPLES,
@@ -404,15 +423,10 @@ def ladder(
     when the fitted conditions seat fewer than 2 strategies or are one condition of 2.
     """
     experiment = analysis.experiment
-    mixed = [c for c in experiment.conditions if c.name in analysis.frames and len(strategy_counts(c.players)) > 1]
-    if not mixed:
+    rated = rated_conditions(analysis, rules=rules)
+    if rated is None:
         return None
-    common = Counter(_rule_set(c.rules) for c in mixed).most_common(1)[0][0]
-    base = _rule_set(rules) if rules is not None else common
-    chosen = [c for c in mixed if _rule_set(c.rules) == base]
-    labels = {label for c in chosen for label in strategy_counts(c.players)}
-    if len(labels) < 2 or (len(chosen) == 1 and len(labels) == 2):
-        return None
+    mixed, chosen = rated
     settings = chosen[0].rules.to_dict(resolved=False)
     left_out = {c.name: "other rules: " + ", ".join(f"{k} {v} (fitted: {settings[k]})" for k, v in
                 c.rules.to_dict(resolved=False).items() if k != "n_players" and v != settings[k])

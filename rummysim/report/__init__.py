@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from rummysim.analysis import Analysis, analyze
-from rummysim.analysis.ladder import Ladder
+from rummysim.analysis.ladder import Ladder, rated_conditions
 from rummysim.analysis.ladder import ladder as fit_ladder
 from rummysim.analysis.reading import Progress
 from rummysim.report.answer import evidence
@@ -108,10 +107,8 @@ def verdict_lines(found: Sequence[Verdict]) -> list[str]:
 
 def _ladder(analysis: Analysis, folder: Path, results: Results | None) -> Ladder | None:
     """Return the ladder of the run's mixed lineups (`rummysim.analysis.ladder`), if it has more than one pairing."""
-    mixed = [c for c in analysis.conditions if c.stronger is not None]
-    rule_sets = Counter(repr(analysis.experiment.condition(c.name).rules.replace(n_players=2)) for c in mixed)
-    if not mixed or (rule_sets.most_common(1)[0][1] < 2 and all(len(c.strategies) < 3 for c in mixed)):
-        return None  # one pairing under each rule set: its share is the whole story (`ladder` would say None)
+    if rated_conditions(analysis) is None:
+        return None  # one pairing under each rule set: its share is the whole story; the games table is not read
     results = results or load_results(folder)
     return fit_ladder(analysis, games=results.games)
 
