@@ -10,22 +10,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-MEASURE_NAMES = {
-    "first_seat_edge": "the first seat's game-level edge",
-    "order": "Order",
-    "strength": "log strength",
-}
+from rummysim.measures import MEASURES
+
+
+def _name(measure: str) -> str:
+    """Return a ``precision:`` measure in words (`rummysim.measures`): ``rummy's share of the points``."""
+    skill = {"order": "Order", "strength": "log strength"}
+    return skill.get(measure) or (MEASURES[measure].noun if measure in MEASURES else measure)
 
 
 def _amount(measure: str, x: float) -> str:
-    return f"±{x:.2f} pp" if measure == "first_seat_edge" else f"±{x:.3f}"
+    """Return a half-width in the measure's unit: ``±0.24 pp``, ``±0.15 hands``, ``±0.004``."""
+    unit = MEASURES[measure].unit if measure in MEASURES else ""
+    if unit in ("", "log"):
+        return f"±{x:.3f}"
+    return f"±{x:.2f} {unit}"
 
 
 def sizing_lines(record: Mapping[str, Any] | None) -> list[str]:
     """Return the report's lines on how the run was sized (none for a run of a fixed number of games)."""
     if not record:
         return []
-    targets = ", ".join(f"{MEASURE_NAMES.get(m, m)} ±{t}" for m, t in record["target"].items())
+    targets = ", ".join(f"{_name(m)} ±{t}" for m, t in record["target"].items())
     waves = " then ".join(
         "/".join(sorted({f"{n:,}" for n in wave.values()}, key=lambda s: int(s.replace(",", ""))))
         for wave in record["waves"]
@@ -41,7 +47,7 @@ def sizing_lines(record: Mapping[str, Any] | None) -> list[str]:
         reached = "no interval" if w["half_width"] is None else _amount(w["measure"], w["half_width"])
         mark = "within" if w["met"] else "NOT within"
         lines.append(
-            f"- {MEASURE_NAMES.get(w['measure'], w['measure'])}, {w['other']} against {w['reference']}: "
+            f"- {_name(w['measure'])}, {w['other']} against {w['reference']}: "
             f"{reached} ({mark} the target {_amount(w['measure'], w['target'])}, {w['games']:,} games)"
         )
     return lines
