@@ -41,7 +41,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,13 +49,11 @@ from scipy import stats
 from scipy.special import expit
 from statsmodels.stats import proportion
 
+from rummysim.analysis.comparison import Comparison
 from rummysim.analysis.equivalence import spread
 from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate, Resampled, percentile_interval, wilson
 from rummysim.analysis.metrics import ConditionSummary, StrategyShare, seed_for
 from rummysim.design import LADDER
-
-if TYPE_CHECKING:
-    from rummysim.analysis.compare import Comparison
 
 Ranking = tuple[tuple[str, ...], ...]
 """One game's finishing order: its places from first, each the strategies of the seats in it (several: tied)."""
