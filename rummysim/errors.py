@@ -84,6 +84,21 @@ class StrategyError(BotError):
     """A strategy raised an exception while deciding (or as it was built); the original is chained."""
 
 
+class SealedError(Exception):
+    """A sealed bot raised, hung, died or sent something that is not an answer (`rummysim.strategies.sealed`).
+
+    The message completes "seat 0 (mybot) ..."; `raised` names the exception type when
+    the bot itself raised one, which the engine reports as a crash, and `traceback` the bot's
+    own traceback, as its process formatted it (``--debug`` shows it). Not a `RummysimError`:
+    it never reaches the user, since the engine turns it into a `StrategyError` naming the seat.
+    """
+
+    def __init__(self, message: str, *, raised: str | None = None, traceback: str | None = None) -> None:
+        super().__init__(message)
+        self.raised = raised
+        self.traceback = traceback
+
+
 class DiskError(RummysimError):
     """The file system refused a write: no space, no permission, read-only or a folder gone."""
 

@@ -21,17 +21,15 @@ import sys
 from collections.abc import Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 
-from rummysim.errors import ConfigError, StrategyError, nearest
+from rummysim.errors import ConfigError, SealedError, StrategyError, nearest
 from rummysim.seeding import strategy_key, strategy_rng
 from rummysim.specs import Spec, split_spec, strategy_label
 from rummysim.strategies.base import Strategy
-
-if TYPE_CHECKING:
-    from rummysim.strategies.sealed import SealedPool
+from rummysim.strategies.sealed import SealedPool
 
 ENTRY_POINT_GROUP = "rummysim.strategies"
 
@@ -208,8 +206,6 @@ def make_lineup(
 
 
 def _sealed(pool: SealedPool, seat: int, spec: Spec, label: str, *, key: int, seed: int, game: int) -> Strategy:
-    from rummysim.strategies.sealed import SealedError
-
     try:
         return pool.bot(seat, portable_spec(spec), key=key)
     except SealedError as error:

@@ -1,10 +1,11 @@
-"""Sealed bots: a plug-in bot in its own process, handed only its views and the public events.
+"""Sealed bots, the engine's side: a plug-in bot in its own process, handed only its views and the public events.
 
 For tournaments of bots that others wrote (``isolate: true``). Each sealed seat gets a
-fresh Python process (`main`, started with the same Python) that builds the bot from
-its spec and its one-way key (`rummysim.seeding.strategy_key`), then answers one
-request at a time. Nothing in that process ever holds a hidden card, the seed or the
-engine's state, so not even introspection finds them there.
+fresh Python process (`rummysim.strategies.sealed_host`, started with the same Python) that
+builds the bot from its spec and its one-way key (`rummysim.seeding.strategy_key`), then
+answers one request at a time. Nothing in that process ever holds a hidden card, the seed or
+the engine's state, so not even introspection finds them there. Here: the pool of those
+processes (`SealedPool`), the stand-in bot the engine plays (`Sealed`) and the channel.
 
 The channel, over the process's stdin and a private copy of its stdout (a bot's prints
 go to stderr), is a stream of frames, each a 4-byte big-endian length and a body:
@@ -37,14 +38,14 @@ import struct
 import subprocess
 import sys
 import time
-import traceback
 from collections.abc import Mapping
-from typing import IO, Any, BinaryIO
+from typing import IO, Any
 
 import numpy as np
 
-from rummysim.moves import Event, LayOff, Meld, Pile, plain_int, shown
-from rummysim.strategies.base import PlayerView, Strategy, observes
+from rummysim.errors import SealedError as SealedError  # raised here, and importable from here as before
+from rummysim.moves import Event, LayOff, Meld
+from rummysim.strategies.base import PlayerView, Strategy
 
 DEFAULT_TIME_LIMIT = 10.0
 """Seconds a sealed bot may take per decision when the experiment sets no `time_limit`."""
@@ -52,21 +53,8 @@ START_LIMIT = 60.0
 """Seconds a sealed bot's process may take to start and build its bot."""
 MAX_FRAME = 1 << 20
 """The longest answer a sealed bot may send, in bytes."""
-_HEADER = struct.Struct(">I")
-
-
-class SealedError(Exception):
-    """A sealed bot raised, hung, died or sent something that is not an answer.
-
-    The message completes "seat 0 (mybot) ..."; `raised` names the exception type when
-    the bot itself raised one, which the engine reports as a crash, and `traceback` the bot's
-    own traceback, as its process formatted it (``--debug`` shows it).
-    """
-
-    def __init__(self, message: str, *, raised: str | None = None, traceback: str | None = None) -> None:
-        super().__init__(message)
-        self.raised = raised
-        self.traceback = traceback
+HEADER = struct.Struct(">I")
+"""The head of every frame of the channel: its body's length in bytes, 4 bytes big-endian."""
 
 
 class Opaque:
@@ -79,16 +67,13 @@ class Opaque:
         return self.text
 
 
-# -- the engine's side -----------------------------------------------------------------
-
-
 class BotProcess:
     """One sealed bot's process and its channel; reused for every game of a slot."""
 
     def __init__(self, *, time_limit: float | None) -> None:
         self.time_limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
         self.process = subprocess.Popen(
-            [sys.executable, "-c", "from rummysim.strategies.sealed import main; main()"],
+            [sys.executable, "-c", "from rummysim.strategies.sealed_host import main; main()"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             close_fds=True,
@@ -100,7 +85,7 @@ class BotProcess:
     def send(self, message: tuple[Any, ...]) -> None:
         body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            self.stdin.write(_HEADER.pack(len(body)) + body)
+            self.stdin.write(HEADER.pack(len(body)) + body)
             self.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self.died() from None
@@ -108,8 +93,8 @@ class BotProcess:
     def receive(self, decision: str, *, limit: float) -> Any:
         """Return the answer to the last request, or raise `SealedError`."""
         deadline = time.monotonic() + limit
-        header = self._read(_HEADER.size, deadline, decision, limit)
-        (size,) = _HEADER.unpack(header)
+        header = self._read(HEADER.size, deadline, decision, limit)
+        (size,) = HEADER.unpack(header)
         if size > MAX_FRAME:
             self.close()
             raise SealedError(f"answered {size:,} bytes in {decision}, more than the {MAX_FRAME:,} a sealed bot may")
@@ -249,84 +234,3 @@ def _text(value: Any) -> str:
     if isinstance(value, dict) and isinstance(value.get("repr"), str):
         return value["repr"][:80]
     return json.dumps(value)[:80]
-
-
-# -- the bot's side: the process that hosts one bot ------------------------------------
-
-
-def _plain(value: Any) -> Any:
-    """Return an int-like as an int, else a marker holding its repr."""
-    number = plain_int(value)
-    return number if number is not None else {"repr": shown(value, width=80)}
-
-
-def encode(decision: str, answer: Any) -> Any:
-    """Return a bot's answer as JSON-able plain values (the engine checks them)."""
-    if decision == "draw":
-        if isinstance(answer, Pile):
-            return answer.value
-        return str.__str__(answer) if isinstance(answer, str) else _plain(answer)
-    if decision == "discard":
-        return str.__str__(answer) if isinstance(answer, str) else _plain(answer)
-    if answer is None:
-        return None
-    try:
-        items = list(answer)
-    except TypeError:
-        return _plain(answer)
-    plays: list[Any] = []
-    for item in items:
-        if isinstance(item, Meld):
-            plays.append(["meld", _plain(item.cards)])
-        elif isinstance(item, LayOff):
-            plays.append(["lay_off", _plain(item.card), _plain(item.meld)])
-        else:
-            plays.append(_plain(item))
-    return plays
-
-
-def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
-    """Answer requests until the engine closes the channel."""
-    from rummysim.strategies.registry import make_strategy
-
-    bot: Strategy | None = None
-    pending: dict[str, str] | None = None  # an error raised in observe, reported with the next answer
-
-    def reply(message: dict[str, Any]) -> None:
-        body = json.dumps(message).encode()
-        outbox.write(_HEADER.pack(len(body)) + body)
-        outbox.flush()
-
-    while True:
-        header = inbox.read(_HEADER.size)
-        if len(header) < _HEADER.size:
-            return
-        (size,) = _HEADER.unpack(header)
-        kind, payload, *rest = pickle.loads(inbox.read(size))
-        try:
-            if kind == "start":
-                bot, pending = make_strategy(payload, rng=np.random.Generator(np.random.PCG64(rest[0]))), None
-                reply({"answer": {"observes": observes(bot)}})
-            elif kind == "observe":
-                if bot is not None and pending is None:
-                    bot.observe(payload)
-            else:
-                assert bot is not None, "a decision before the bot was built"
-                if pending is not None:
-                    reply(pending)
-                    continue
-                reply({"answer": encode(kind, getattr(bot, kind)(payload))})
-        except Exception as error:
-            text, trace = f"{type(error).__name__}: {error}", "".join(traceback.format_exception(error))
-            if kind == "observe":
-                pending = {"error": f"{text} (in observe, before this decision)", "traceback": trace}
-            else:
-                reply({"error": text, "traceback": trace})
-
-
-def main() -> None:
-    """Serve one sealed bot on stdin and a private copy of stdout; the bot's prints go to stderr."""
-    outbox = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    serve(sys.stdin.buffer, outbox)
