@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 from rummysim.cards import points
+from rummysim.core import block_points, block_winner, blocked, keeps_taken, may_rebuild, out_of_turns, out_points
 from rummysim.dealing import Deal, deal
 from rummysim.errors import BotError, ConfigError, IllegalMoveError, StrategyError
 from rummysim.moves import (
@@ -37,12 +38,12 @@ from rummysim.moves import (
     shown,
 )
 from rummysim.records import HandRecord, TurnRecord, hand_records
-from rummysim.rules import Rules
+from rummysim.rules import Rules, StockOut, TakeDiscard
 from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.strategies.sealed import SealedError
-from rummysim.table import Table, apply_plays
+from rummysim.table import Table, apply_plays, taken_unused
 from rummysim.timing import OverTime, limited
 from rummysim.trace import check_cards, turn_record
 
@@ -71,6 +72,10 @@ class HandResult(NamedTuple):
 
 class _Stalled(Exception):
     """The hand can not go on (R10.2)."""
+
+
+class _Blocked(Exception):
+    """The stock is empty at the start of a turn under block rummy: the hand ends (R12.3)."""
 
 
 class _Hand:
@@ -204,7 +209,8 @@ class _Hand:
 
     # -- the turns ----------------------------------------------------------------------
     def play_out(self, seat: int) -> tuple[int | None, WentOutBy | None, bool]:
-        """Play turns from `seat` on until one goes out (R7); raise `_Stalled` if the hand stalls (R10.2).
+        """Play turns from `seat` on until one goes out (R7); raise `_Stalled` if the hand stalls (R10.2)
+        and `_Blocked` if an empty stock ends it (R12.3).
 
         Return the winner, how it went out and whether it went rummy (R8.3). A turn asks the
         seat to draw (R4.1), play (R4.2) and discard (R4.3), and checks each answer before it
@@ -214,10 +220,14 @@ class _Hand:
         n, history, holdings, sizes, view = self.n, self.history, self.holdings, self.sizes, self.view
         draws, plays, discards, watched = self.draws, self.plays, self.discards, self.watched
         stall_after_turns = self.rules.stall_after_turns
+        block = self.rules.stock_out is StockOut.BLOCK
+        must_use = self.rules.take_discard is TakeDiscard.MUST_USE
         answer: Any  # whatever a bot returns, checked before use
         while True:
-            if self.turn >= stall_after_turns:
+            if out_of_turns(self.turn, stall_after_turns):
                 raise _Stalled
+            if block and blocked(len(self.stock), block):
+                raise _Blocked
             melded_before = self.has_melded[seat]
             self.drawn = self.taken = None
             start_event = len(history)
@@ -261,6 +271,8 @@ class _Hand:
             went_out_by = None
             if answer is not None and not (type(answer) in (list, tuple) and not answer):
                 went_out_by = self.apply(seat, answer)
+            if must_use and self.taken is not None and keeps_taken(holdings[seat], self.taken, must_use):
+                raise self.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
 
             # discard (R4.3, R4.5, R7.1), unless the plays went out
             if went_out_by is None:
@@ -298,7 +310,7 @@ class _Hand:
 
     def rebuild(self) -> None:
         """Shuffle the discard pile but its top card into a new stock, or stall (R10.1, R10.2)."""
-        if len(self.discard_pile) < 2 or self.n_rebuilds >= self.rules.stall_after_rebuilds:
+        if not may_rebuild(len(self.discard_pile), self.n_rebuilds, self.rules.stall_after_rebuilds):
             raise _Stalled
         cards = self.discard_pile[:-1]
         order = permutation(derive(self.key, 1 + self.n_rebuilds), len(cards))
@@ -391,6 +403,8 @@ def play_hand(
         winner, went_out_by, went_rummy = state.play_out((dealer + 1) % n)
     except _Stalled:
         winner, went_out_by, went_rummy = None, None, False
+    except _Blocked:
+        winner, went_out_by, went_rummy = None, WentOutBy.BLOCK, False
     except BotError as error:
         if trace:  # a replay shows the hand up to the failure
             error.so_far = state.so_far()
@@ -399,11 +413,20 @@ def play_hand(
 
 
 def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, went_rummy: bool) -> HandResult:
-    """Score the hand (R8.1-R8.3) and build its records."""
+    """Score the hand (R8.1-R8.3, R12.3) and build its records.
+
+    A blocked hand (`went_out_by` block) is won by the one lowest hand value; a tie has no
+    winner and is recorded as stalled, since it counts toward `stall_after_hands` (R12.3).
+    """
     rules, holdings = state.rules, state.holdings
     left = [points(h, ace_value=rules.ace_value) for h in holdings]
     multiplier = rules.rummy_multiplier if went_rummy else 1
-    won_points = sum(left) * multiplier if winner is not None else 0
+    if went_out_by is WentOutBy.BLOCK:
+        lowest = block_winner(left)
+        winner = lowest if lowest >= 0 else None
+        won_points = block_points(left, lowest) if winner is not None else 0
+    else:
+        won_points = out_points(left, went_rummy, rules.rummy_multiplier) if winner is not None else 0
     stalled = winner is None
     state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(holdings)))
     records = hand_records(

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from rummysim.core import game_over, left_of
 from rummysim.engine import HandResult, play_hand
 from rummysim.errors import ConfigError
 from rummysim.records import GameRecord, HandRecord, TurnRecord
@@ -87,6 +88,8 @@ def _play(bots: list[Strategy], labels: list[str], *, rules: Rules, seed: int, g
     hands: list[HandRecord] = []
     turns: list[TurnRecord] = []
     hand = stalled_in_a_row = n_stalled = 0
+    target_score = -1 if rules.target_score is None else rules.target_score  # core.UNSET for "none"
+    max_hands = -1 if rules.max_hands is None else rules.max_hands
     while True:
         result = play_hand(
             bots, rules=rules, dealer=dealer, scores=scores, seed=seed, game=game, hand=hand,
@@ -101,10 +104,8 @@ def _play(bots: list[Strategy], labels: list[str], *, rules: Rules, seed: int, g
             scores[result.winner] += result.points
         n_stalled += result.stalled
         stalled_in_a_row = stalled_in_a_row + 1 if result.stalled else 0
-        dealer = (dealer + 1) % n
-        if rules.target_score is not None and max(scores) >= rules.target_score:
-            break
-        if (rules.max_hands is not None and hand >= rules.max_hands) or stalled_in_a_row >= rules.stall_after_hands:
+        dealer = left_of(dealer, n)
+        if game_over(max(scores), hand, stalled_in_a_row, target_score, max_hands, rules.stall_after_hands):
             break
     finished = stalled_in_a_row < rules.stall_after_hands
     top = max(scores)

@@ -31,11 +31,13 @@ class Pile(StrEnum):
 
 
 class WentOutBy(StrEnum):
-    """How the winner's last card left the holding (R7.1)."""
+    """How the hand ended: how the winner's last card left the holding (R7.1), or by a block (R12.3)."""
 
     DISCARD = "discard"
     MELD = "meld"
     LAY_OFF = "lay_off"
+    BLOCK = "block"
+    """No one went out: the stock ran out under block rummy and the lowest hand value won (R12.3)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from rummysim.cards import parse_cards, points, to_text
+from rummysim.core import block_points, out_points
 from rummysim.rules import Rules
 
 
@@ -34,13 +35,15 @@ class HandRecord(NamedTuple):
     score: int
     """This seat's game score after the hand (R11)."""
     went_out_by: str | None
-    """How the winner's last card left: ``discard``, ``meld`` or ``lay_off`` (R7.1); None if stalled."""
+    """How the hand ended: the winner's last card left by ``discard``, ``meld`` or ``lay_off`` (R7.1), or
+    ``block``: the stock ran out under block rummy (R12.3); None if stalled (R10.2)."""
     went_rummy: bool
     """The winner played every card in one turn with no earlier meld (R8.3)."""
     multiplier: int
     """The multiplier applied to the winner's points: `rummy_multiplier` if rummy, else 1."""
     stalled: bool
-    """The hand ended with no winner (R10.2)."""
+    """The hand ended with no winner and no score: stalled (R10.2), or blocked with a tie for the lowest
+    hand value (R12.3), which counts toward `Rules.stall_after_hands` as a stalled hand does."""
     turns: int
     """Turns played in the hand, all seats."""
     n_rebuilds: int
@@ -122,10 +125,12 @@ def hand_records(
 
 
 def recompute_points(rows: Sequence[HandRecord], *, rules: Rules) -> int:
-    """Return the winner's points of one hand from the others' ``holding_end`` alone (R8)."""
+    """Return the winner's points of one hand from the seats' ``holding_end`` alone (R8, R12.3)."""
     winners = [r for r in rows if r.won]
     if not winners:
         return 0
     (winner,) = winners
-    left = sum(points(parse_cards(r.holding_end), ace_value=rules.ace_value) for r in rows if not r.won)
-    return left * (rules.rummy_multiplier if winner.went_rummy else 1)
+    values = [points(parse_cards(r.holding_end), ace_value=rules.ace_value) for r in rows]
+    if winner.went_out_by == "block":
+        return block_points(values, winner.seat)
+    return out_points(values, winner.went_rummy, rules.rummy_multiplier)

@@ -42,6 +42,27 @@ class GoingOut(StrEnum):
     DISCARD = "discard"
 
 
+class LayOffWhen(StrEnum):
+    """When a player may lay off (R6.1; house rule R12.1)."""
+
+    ANY = "any"
+    AFTER_MELD = "after_meld"
+
+
+class TakeDiscard(StrEnum):
+    """What taking the top discard commits a player to (R4.1; house rule R12.2)."""
+
+    FREE = "free"
+    MUST_USE = "must_use"
+
+
+class StockOut(StrEnum):
+    """What an empty stock does (R10.1; house rule R12.3)."""
+
+    REBUILD = "rebuild"
+    BLOCK = "block"
+
+
 def default_dealt(n_players: int) -> int:
     """Return the cards dealt to each player for a player count (R3.2)."""
     return 10 if n_players == 2 else 7 if n_players <= 4 else 6
@@ -81,6 +102,12 @@ class Rules:
     """The hand is stalled after this many turns in all (R10.2): a cap on endless play."""
     stall_after_hands: int = 50
     """The game ends unfinished after this many stalled hands in a row (R10.2, R11)."""
+    lay_off: LayOffWhen = LayOffWhen.ANY
+    """``any``: lay off at any turn (R6.1); ``after_meld``: only once you have melded this hand (R12.1)."""
+    take_discard: TakeDiscard = TakeDiscard.FREE
+    """``free``: take the top discard at will (R4.1); ``must_use``: only to play it this turn (R12.2)."""
+    stock_out: StockOut = StockOut.REBUILD
+    """``rebuild``: an empty stock is rebuilt from the discards (R10.1); ``block``: the hand ends (R12.3)."""
 
     def __post_init__(self) -> None:
         for name in FIELDS:
@@ -136,10 +163,15 @@ class Rules:
         return new
 
     def to_dict(self, *, resolved: bool = True) -> dict[str, Any]:
-        """Return the settings as plain values; `resolved` fills in the defaults that follow others."""
-        data = {f: getattr(self, f) for f in FIELDS}
-        data["ace"] = self.ace.value
-        data["going_out"] = self.going_out.value
+        """Return the settings as plain values; `resolved` fills in the defaults that follow others.
+
+        A house rule (R12) is listed only when it is on: basic rummy's settings read as they
+        did before the house rules existed, so its manifests and fingerprints are unchanged.
+        """
+        data = {f: getattr(self, f) for f in FIELDS if f not in HOUSE_RULES or getattr(self, f) != DEFAULTS[f]}
+        for name in CHOICES:
+            if name in data:
+                data[name] = data[name].value
         if resolved:
             data["cards_dealt"] = self.n_dealt
             data["ace_points"] = self.ace_value
@@ -152,40 +184,54 @@ class Rules:
         {'ace': 'high_or_low', 'ace_points': 15}
         """
         basic = Rules(n_players=self.n_players).to_dict()
-        return {k: v for k, v in self.to_dict().items() if basic[k] != v}
+        return {k: v for k, v in self.to_dict().items() if basic.get(k) != v}
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
+DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Rules)}
+"""Each setting's default: basic rummy (R1-R11) with every house rule off."""
 
-# name -> (smallest value, may be null, rule) for the whole-number settings
-_INTS: dict[str, tuple[int, bool, str]] = {
-    "n_players": (2, False, "R1.1"),
-    "cards_dealt": (1, True, "R3.2"),
-    "ace_points": (0, True, "R8.2, R9.2"),
-    "rummy_multiplier": (1, False, "R8.3"),
-    "target_score": (1, True, "R11.1"),
-    "max_hands": (1, True, "R11.2"),
-    "stall_after_rebuilds": (0, False, "R10.2"),
-    "stall_after_turns": (1, False, "R10.2"),
-    "stall_after_hands": (1, False, "R10.2, R11"),
+HOUSE_RULES: dict[str, str] = {"lay_off": "R12.1", "take_discard": "R12.2", "stock_out": "R12.3"}
+"""The house rules (R12): settings whose default plays the source's rule, and their rule numbers."""
+
+CHOICES: dict[str, tuple[type[StrEnum], str]] = {
+    "ace": (Ace, "R5.3, R9.1"),
+    "going_out": (GoingOut, "R7"),
+    "lay_off": (LayOffWhen, "R6.1, R12.1"),
+    "take_discard": (TakeDiscard, "R4.1, R12.2"),
+    "stock_out": (StockOut, "R10.1, R12.3"),
 }
+"""The settings that take one of a few words: name -> (its choices, its rules)."""
+
+NUMBERS: dict[str, tuple[int, int | None, bool, str]] = {
+    "n_players": (2, 6, False, "R1.1"),
+    "cards_dealt": (1, None, True, "R3.2"),
+    "ace_points": (0, None, True, "R8.2, R9.2"),
+    "rummy_multiplier": (1, None, False, "R8.3"),
+    "target_score": (1, None, True, "R11.1"),
+    "max_hands": (1, None, True, "R11.2"),
+    "stall_after_rebuilds": (0, None, False, "R10.2"),
+    "stall_after_turns": (1, None, False, "R10.2"),
+    "stall_after_hands": (1, None, False, "R10.2, R11"),
+}
+"""The whole-number settings: name -> (smallest, largest or None, may be null, rule)."""
 
 
 def check_setting(name: str, value: Any) -> Any:
     """Return a rule setting's value, normalised, if it is valid on its own; else raise `ConfigError`.
 
-    Checks one setting's type and range; `Rules` also checks the settings together.
+    Checks one setting's type and range, from the tables `CHOICES` and `NUMBERS`; `Rules`
+    also checks the settings together.
     """
-    if name == "ace":
-        return _enum("ace", value, Ace, "R5.3, R9.1")
-    if name == "going_out":
-        return _enum("going_out", value, GoingOut, "R7")
-    if name not in _INTS:
+    if name in CHOICES:
+        enum, rule = CHOICES[name]
+        return _enum(name, value, enum, rule)
+    if name not in NUMBERS:
         raise ConfigError(f"{name}: not a rule setting; settings are {', '.join(FIELDS)}")
-    low, optional, rule = _INTS[name]
+    low, high, optional, rule = NUMBERS[name]
     whole_number(value, name=name, low=low, rule=rule, optional=optional)
-    if name == "n_players" and value > 6:
-        raise ConfigError(f"n_players: {value} players given, rummy takes 2 to 6 (R1.1)")
+    if high is not None and value > high:
+        raise ConfigError(f"{name}: {value} players given, rummy takes {low} to {high} ({rule})")
     return value
 
 

@@ -18,9 +18,10 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from rummysim.cards import FULL_DECK, card_code, to_text
+from rummysim.core import NO_CARD, keeps_taken, leaves_legal_holding, may_lay_off
 from rummysim.melds import MeldKind, can_lay_off, is_meld, meld_kind, meld_text
 from rummysim.moves import LaidOff, LayOff, Meld, Melded, Play, Rejected, card_or_shown
-from rummysim.rules import GoingOut, Rules
+from rummysim.rules import GoingOut, LayOffWhen, Rules, TakeDiscard
 
 
 class TableMeld(NamedTuple):
@@ -94,7 +95,7 @@ def apply_plays(
     rules: Rules,
     taken: int | None,
 ) -> Applied:
-    """Check a seat's melds and lay-offs in order and apply them (R4.2, R4.7, R5, R6, R7.2).
+    """Check a seat's melds and lay-offs in order and apply them (R4.2, R4.7, R5, R6, R7.2, R12.1, R12.2).
 
     `taken` is the card drawn from the discard pile this turn, if any. Returns the
     holding, the table and the events; raises `Rejected` at the first illegal play, or
@@ -103,19 +104,38 @@ def apply_plays(
     """
     after: Table = tuple(table)
     events: list[Melded | LaidOff] = []
+    # R12.1: whether the seat has a meld of its own on the table, melds earlier in these plays included
+    after_meld = rules.lay_off is LayOffWhen.AFTER_MELD
+    melded = after_meld and any(m.melded_by == seat for m in after)
     for play in plays:
-        event = _checked(play, seat, holding, after, rules)
+        event = _checked(play, seat, holding, after, rules, melded)
         holding, after = apply_event(event, holding=holding, table=after)
         events.append(event)
-    if not holding and events and rules.going_out is GoingOut.DISCARD:
-        raise Rejected("R7.2", "the plays leave no card, but with going_out: discard the last card must be discarded")
-    if taken is not None and holding == 1 << taken and events:
+        melded = melded or type(event) is Melded
+    discard_to_go_out = rules.going_out is GoingOut.DISCARD
+    taken_card = NO_CARD if taken is None else taken
+    if not leaves_legal_holding(holding, len(events), discard_to_go_out, taken_card):
+        if not holding:
+            raise Rejected(
+                "R7.2", "the plays leave no card, but with going_out: discard the last card must be discarded"
+            )
         raise Rejected(
             "R4.7",
-            f"the plays leave only {card_code(taken)}, taken from the discard pile this turn, "
+            f"the plays leave only {card_code(taken_card)}, taken from the discard pile this turn, "
             "which may not be discarded",
         )
+    if keeps_taken(holding, taken_card, rules.take_discard is TakeDiscard.MUST_USE):
+        raise taken_unused(taken_card)
     return _new(Applied, (holding, after, tuple(events)))  # (holding, table, events)
+
+
+def taken_unused(taken: int) -> Rejected:
+    """Return the rejection of a turn whose plays keep the card taken from the discard pile (R12.2)."""
+    return Rejected(
+        "R12.2",
+        f"the plays keep {card_code(taken)}, taken from the discard pile this turn; with take_discard: must_use "
+        "it must be melded or laid off in the same turn",
+    )
 
 
 def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | LaidOff:
@@ -125,8 +145,11 @@ def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | L
     return LaidOff(seat, play.card, play.meld)  # (seat, card, meld)
 
 
-def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules) -> Melded | LaidOff:
-    """Return the event of one play if it is legal now, else raise `Rejected` (R4.2, R5, R6.1)."""
+def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules, melded: bool) -> Melded | LaidOff:
+    """Return the event of one play if it is legal now, else raise `Rejected` (R4.2, R5, R6.1, R12.1).
+
+    `melded` tells whether the seat has a meld of its own on the table (R12.1 reads it).
+    """
     if isinstance(play, Meld):
         if not isinstance(play.cards, int) or play.cards <= 0 or play.cards & ~FULL_DECK:
             raise Rejected("R4.2", f"meld {play.cards!r}: not a mask of cards (bits 0 to 51)")
@@ -146,6 +169,10 @@ def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules) 
         if not (isinstance(play.meld, int) and 0 <= play.meld < len(table)):
             raise Rejected("R6.1", f"{play}: there is no meld {play.meld!r}; the table has {len(table)}")
         meld = table[play.meld].cards
+        if not may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD):
+            raise Rejected(
+                "R12.1", f"{play}: with lay_off: after_meld a player lays off only once they have melded this hand"
+            )
         if not can_lay_off(meld, play.card, rules.ace):
             raise Rejected("R6.1", f"{play}: {card_or_shown(play.card)} does not fit {meld_text(meld)}")
         return _new(LaidOff, (seat, play.card, play.meld))  # event_of(play), inline: (seat, card, meld)

@@ -18,7 +18,7 @@ import yaml
 from rummysim.errors import ConfigError, RummysimError
 from rummysim.experiment import Condition, Experiment, load_experiment, parse_experiment
 from rummysim.measures import MEASURES
-from rummysim.rules import FIELDS, Ace, GoingOut
+from rummysim.rules import FIELDS, HOUSE_RULES, Ace, GoingOut
 from rummysim.strategies import REGISTRY
 
 EXPERIMENTS = sorted((Path(__file__).resolve().parent.parent / "experiments").glob("*.yaml"))
@@ -247,7 +247,7 @@ def test_to_dict_resolves_every_rule_default(tmp_path):
     basic, ace_high = data["conditions"]
     assert set(basic) == {"name", "description", "games", "isolate", "engine", "rules", "players"}
     assert basic["games"] is None
-    assert set(basic["rules"]) == set(FIELDS)
+    assert set(basic["rules"]) == set(FIELDS) - set(HOUSE_RULES)  # house rules (R12) listed only when on
     assert basic["rules"] == {
         "n_players": 3,
         "cards_dealt": 7,
@@ -402,7 +402,7 @@ def test_every_shipped_experiment_validates(path):
     for condition in experiment.conditions:
         assert isinstance(condition, Condition)
         assert condition.rules.n_players == len(condition.players)
-        assert set(condition.to_dict()["rules"]) == set(FIELDS)
+        assert set(condition.to_dict()["rules"]) | set(HOUSE_RULES) == set(FIELDS)
     assert load_experiment(path).fingerprint() == experiment.fingerprint()
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from rummysim.errors import ConfigError, RummysimError
-from rummysim.rules import FIELDS, PRESETS, Ace, GoingOut, Rules, default_dealt
+from rummysim.rules import FIELDS, PRESETS, Ace, GoingOut, LayOffWhen, Rules, StockOut, TakeDiscard, default_dealt
 
 ALL_FIELDS = (
     "n_players",
@@ -21,6 +21,9 @@ ALL_FIELDS = (
     "stall_after_rebuilds",
     "stall_after_turns",
     "stall_after_hands",
+    "lay_off",
+    "take_discard",
+    "stock_out",
 )
 
 
@@ -42,6 +45,9 @@ def test_defaults_are_basic_rummy():
     assert rules.stall_after_rebuilds == 3
     assert rules.stall_after_turns == 1000
     assert rules.stall_after_hands == 50
+    assert rules.lay_off is LayOffWhen.ANY  # R6.1; R12.1 is a house rule, off by default
+    assert rules.take_discard is TakeDiscard.FREE  # R4.1; R12.2 off
+    assert rules.stock_out is StockOut.REBUILD  # R10.1; R12.3 off
 
 
 def test_fields_lists_every_setting():
@@ -378,7 +384,7 @@ def test_to_dict_resolved():
         "stall_after_turns": 1000,
         "stall_after_hands": 50,
     }
-    assert list(data) == list(ALL_FIELDS)
+    assert list(data) == [f for f in ALL_FIELDS if f not in ("lay_off", "take_discard", "stock_out")]
     assert type(data["ace"]) is str
     assert type(data["going_out"]) is str
     high = Rules(n_players=5, ace="high_or_low", going_out="discard").to_dict()
@@ -410,3 +416,21 @@ def test_to_dict_round_trips(name, resolved):
     assert again.to_dict(resolved=True) == rules.to_dict(resolved=True)
     if not resolved:
         assert again == rules
+
+
+def test_to_dict_lists_a_house_rule_only_when_it_is_on_R12():
+    assert not set(Rules().to_dict()) & {"lay_off", "take_discard", "stock_out"}
+    house = Rules(lay_off="after_meld", take_discard="must_use", stock_out="block")
+    data = house.to_dict()
+    assert (data["lay_off"], data["take_discard"], data["stock_out"]) == ("after_meld", "must_use", "block")
+    assert Rules(**house.to_dict(resolved=False)) == house
+    assert house.changes() == {"lay_off": "after_meld", "take_discard": "must_use", "stock_out": "block"}
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "rule"),
+    [("lay_off", "never", "R12.1"), ("take_discard", "sometimes", "R12.2"), ("stock_out", "reshuffle", "R12.3")],
+)
+def test_a_house_rule_takes_only_its_words(name, value, rule):
+    with pytest.raises(ConfigError, match=rf"^{name}: '{value}' is not one of .*{rule}"):
+        Rules(**{name: value})

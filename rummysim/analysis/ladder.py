@@ -428,8 +428,8 @@ def ladder(
         return None
     mixed, chosen = rated
     settings = chosen[0].rules.to_dict(resolved=False)
-    left_out = {c.name: "other rules: " + ", ".join(f"{k} {v} (fitted: {settings[k]})" for k, v in
-                c.rules.to_dict(resolved=False).items() if k != "n_players" and v != settings[k])
+    left_out = {c.name: "other rules: " + ", ".join(f"{k} {v} (fitted: {settings.get(k)})" for k, v in
+                c.rules.to_dict(resolved=False).items() if k != "n_players" and v != settings.get(k))
                 for c in mixed if c not in chosen}  # fmt: skip
     orders = {c.name: _rankings(analysis, c.name, strategy_counts(c.players), games) for c in mixed}
     found = fit(
