@@ -25,7 +25,18 @@ class RummysimError(Exception):
 
 
 class ConfigError(RummysimError, ValueError):
-    """A rule setting, experiment file or argument is invalid."""
+    """A rule setting, experiment file or argument is invalid.
+
+    `key`, when the error is about one: the key at fault as the file names it (``cards_dealt``,
+    ``rulez``), so that a caller can place the error without reading its message.
+
+    >>> ConfigError("cards_dealt: 30 cards ...", key="cards_dealt").key
+    'cards_dealt'
+    """
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 class CardError(ConfigError):

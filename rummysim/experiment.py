@@ -65,7 +65,7 @@ def _suggest(key: str, valid: Sequence[str]) -> str:
 def _check_keys(data: Mapping[str, Any], valid: Sequence[str], path: str, where: str) -> None:
     for key in data:
         if key not in valid:
-            raise ConfigError(f"{where}: {path}{key}: unknown key; {_suggest(key, valid)}")
+            raise ConfigError(f"{where}: {path}{key}: unknown key; {_suggest(key, valid)}", key=key)
 
 
 def _mapping(value: Any, path: str, where: str) -> Mapping[str, Any]:
@@ -134,7 +134,7 @@ def _settings(values: Mapping[str, Any], path: str, where: str) -> dict[str, Any
         try:
             checked[key] = check_setting(key, value)
         except ConfigError as error:
-            raise ConfigError(f"{where}: {path}{error}") from None
+            raise ConfigError(f"{where}: {path}{error}", key=key) from None
     return checked
 
 
@@ -159,12 +159,24 @@ def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
     try:
         return Rules(n_players=n_players, **{**base, **draft.overrides, **draft.grid})
     except ConfigError as error:
-        key = str(error).split(":", 1)[0].split(",")[0]
+        key = error.key or _first_setting(error)
         if key in draft.grid:
-            raise ConfigError(f"{where}: grid.{error} (in condition {draft.name!r})") from None
+            raise ConfigError(f"{where}: grid.{error} (in condition {draft.name!r})", key=key) from None
         if key in draft.overrides:
-            raise ConfigError(f"{where}: conditions.{draft.name}.rules.{error}") from None
-        raise ConfigError(f"{where}: rules.{error} (in condition {draft.name!r}, {n_players} players)") from None
+            raise ConfigError(f"{where}: conditions.{draft.name}.rules.{error}", key=key) from None
+        raise ConfigError(
+            f"{where}: rules.{error} (in condition {draft.name!r}, {n_players} players)", key=key
+        ) from None
+
+
+def _first_setting(error: ConfigError) -> str:
+    """Return the setting a `Rules` error names first, for the errors raised without their `key`.
+
+    Only `Rules`' checks of settings together (cards dealt against the deck, a game that could
+    never end) reach `_rules`, and rules.py does not give their `key` yet: until it does, its
+    message, which opens with the settings it names (``target_score, max_hands: ...``), tells.
+    """
+    return str(error).split(":", 1)[0].split(",")[0]
 
 
 def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
@@ -173,12 +185,12 @@ def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
     _check_keys(grid, RULE_KEYS, "grid.", where)
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
-            raise ConfigError(f"{where}: grid.{key}: expected a non-empty list of values, got {values!r}")
+            raise ConfigError(f"{where}: grid.{key}: expected a non-empty list of values, got {values!r}", key=key)
         for item in values:
             try:
                 check_setting(key, item)
             except ConfigError as error:
-                raise ConfigError(f"{where}: grid.{error}") from None
+                raise ConfigError(f"{where}: grid.{error}", key=key) from None
     points = []
     for combo in itertools.product(*grid.values()):
         settings = dict(zip(grid, combo, strict=True))
@@ -195,7 +207,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     _check_keys(data, KEYS, "", where)
     for key in REQUIRED:
         if key not in data:
-            raise ConfigError(f"{where}: {key}: missing; an experiment needs {', '.join(REQUIRED)}")
+            raise ConfigError(f"{where}: {key}: missing; an experiment needs {', '.join(REQUIRED)}", key=key)
     name = data["name"]
     if not isinstance(name, str) or not NAME.match(name):
         raise ConfigError(
@@ -233,7 +245,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
             for key in points[0][1]:
                 if key in draft.overrides:
                     raise ConfigError(
-                        f"{where}: grid.{key}: also set in conditions.{draft.name}.rules; set it in one place"
+                        f"{where}: grid.{key}: also set in conditions.{draft.name}.rules; set it in one place", key=key
                     )
         drafts = [
             draft._replace(name=f"{draft.name}|{gname}", grid=settings)
