@@ -199,87 +199,33 @@ def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
-    """Validate a parsed experiment mapping and return the `Experiment`."""
+    """Validate a parsed experiment mapping and return the `Experiment`.
+
+    Checked in this order, so that a file with several mistakes is told of the same one first:
+    its keys, name, question, seed, games, lineup and rules, its conditions and grid, the rules
+    of each condition, then its measures, sizing and the settings of the whole run.
+    """
     where = source
-    if data is None:
-        raise ConfigError(f"{where}: the file is empty; an experiment needs {', '.join(REQUIRED)}")
-    data = _mapping(data, "the file", where)
-    _check_keys(data, KEYS, "", where)
-    for key in REQUIRED:
-        if key not in data:
-            raise ConfigError(f"{where}: {key}: missing; an experiment needs {', '.join(REQUIRED)}", key=key)
-    name = data["name"]
-    if not isinstance(name, str) or not NAME.match(name):
-        raise ConfigError(
-            f"{where}: name: {name!r} must be letters, digits, '-' and '_' only (it names the results folder)"
-        )
-    question = data["question"]
-    if not isinstance(question, str) or not question.strip():
-        raise ConfigError(f"{where}: question: expected the question the experiment answers, got {question!r}")
+    data = _top_level(data, where)
+    name, question = _name(data["name"], where), _question(data["question"], where)
     seed = whole_number(data["seed"], name=f"{where}: seed", low=0)
     games = whole_number(data["games"], name=f"{where}: games", low=1)
     lineup = _players(data["players"], "players", where)
     base = _settings(_mapping(data.get("rules"), "rules", where), "rules.", where)
     declared = _mapping(data.get("conditions"), "conditions", where)
-    drafts: list[_Draft] = []
-    for cname, body in declared.items():
-        if not isinstance(cname, str) or not NAME.match(cname):
-            raise ConfigError(f"{where}: conditions.{cname}: a condition name is letters, digits, '-' and '_'")
-        body = _mapping(body, f"conditions.{cname}", where)
-        _check_keys(body, CONDITION_KEYS, f"conditions.{cname}.", where)
-        overrides = _settings(_mapping(body.get("rules"), f"conditions.{cname}.rules", where),
-                              f"conditions.{cname}.rules.", where)  # fmt: skip
-        players = _players(body["players"], f"conditions.{cname}.players", where) if "players" in body else lineup
-        text = _text(body.get("description"), f"conditions.{cname}.description", where)
-        games_here = (
-            whole_number(body["games"], name=f"{where}: conditions.{cname}.games", low=1) if "games" in body else None
-        )
-        isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
-        engine = check_engine(body["engine"], f"{where}: conditions.{cname}.engine") if "engine" in body else None
-        drafts.append(_Draft(cname, overrides, {}, players, text, games_here, isolate, engine))
+    drafts = [_draft(cname, body, lineup, where) for cname, body in declared.items()]
     factors: dict[str, tuple[Any, ...]] = {}
     if "grid" in data:
-        points = _grid(data["grid"], where)
-        factors = {key: tuple(dict.fromkeys(settings[key] for _, settings in points)) for key in points[0][1]}
-        for draft in drafts:
-            for key in points[0][1]:
-                if key in draft.overrides:
-                    raise ConfigError(
-                        f"{where}: grid.{key}: also set in conditions.{draft.name}.rules; set it in one place", key=key
-                    )
-        drafts = [
-            draft._replace(name=f"{draft.name}|{gname}", grid=settings)
-            if draft.name
-            else draft._replace(name=gname, grid=settings)
-            for draft in (drafts or [_Draft("", {}, {}, lineup, "")])
-            for gname, settings in points
-        ]
+        drafts, factors = _on_grid(data["grid"], drafts, lineup, where)
     if not drafts:
         drafts = [_Draft("default", {}, {}, lineup, "")]
-    conditions = tuple(
-        Condition(
-            draft.name,
-            _rules(base, draft, where),
-            draft.players,
-            draft.description,
-            draft.games,
-            draft.isolate,
-            draft.engine,
-        )
-        for draft in drafts
-    )
+    conditions = tuple(_condition(base, draft, where) for draft in drafts)
     measures = check_measures(data.get("measures"), f"{where}: measures")
     sizing = _sizing(data, conditions, games, where)
-    for measure in sizing["precision"]:
-        planned = "skill" if measure in SKILL else measure
-        if planned not in measures:
-            raise ConfigError(
-                f"{where}: precision.{measure}: sizes a planned comparison, and measures: does not plan {planned} "
-                f"(it plans {', '.join(measures)}); add it to measures:"
-            )
+    _check_sized_measures_are_planned(sizing["precision"], measures, where)
     return Experiment(
         name=name,
-        question=question.strip(),
+        question=question,
         seed=seed,
         games=games,
         conditions=conditions,
@@ -298,7 +244,102 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     )
 
 
-def _sizing(data: dict[str, Any], conditions: tuple[Condition, ...], games: int, where: str) -> dict[str, Any]:
+def _top_level(data: Any, where: str) -> Mapping[str, Any]:
+    """Return the file's mapping if it has no unknown key and every required one."""
+    if data is None:
+        raise ConfigError(f"{where}: the file is empty; an experiment needs {', '.join(REQUIRED)}")
+    data = _mapping(data, "the file", where)
+    _check_keys(data, KEYS, "", where)
+    for key in REQUIRED:
+        if key not in data:
+            raise ConfigError(f"{where}: {key}: missing; an experiment needs {', '.join(REQUIRED)}", key=key)
+    return data
+
+
+def _name(name: Any, where: str) -> str:
+    """Return the experiment's name if it can name its results folder."""
+    if not isinstance(name, str) or not NAME.match(name):
+        raise ConfigError(
+            f"{where}: name: {name!r} must be letters, digits, '-' and '_' only (it names the results folder)",
+            key="name",
+        )
+    return name
+
+
+def _question(question: Any, where: str) -> str:
+    """Return the question the experiment answers, stripped."""
+    if not isinstance(question, str) or not question.strip():
+        raise ConfigError(
+            f"{where}: question: expected the question the experiment answers, got {question!r}", key="question"
+        )
+    return question.strip()
+
+
+def _draft(cname: Any, body: Any, lineup: tuple[dict[str, Any], ...], where: str) -> _Draft:
+    """Return a condition of ``conditions:`` as the file gives it; its rules are built later (`_rules`)."""
+    if not isinstance(cname, str) or not NAME.match(cname):
+        raise ConfigError(f"{where}: conditions.{cname}: a condition name is letters, digits, '-' and '_'")
+    body = _mapping(body, f"conditions.{cname}", where)
+    _check_keys(body, CONDITION_KEYS, f"conditions.{cname}.", where)
+    overrides = _settings(_mapping(body.get("rules"), f"conditions.{cname}.rules", where),
+                          f"conditions.{cname}.rules.", where)  # fmt: skip
+    players = _players(body["players"], f"conditions.{cname}.players", where) if "players" in body else lineup
+    text = _text(body.get("description"), f"conditions.{cname}.description", where)
+    games_here = (
+        whole_number(body["games"], name=f"{where}: conditions.{cname}.games", low=1) if "games" in body else None
+    )
+    isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
+    engine = check_engine(body["engine"], f"{where}: conditions.{cname}.engine") if "engine" in body else None
+    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine)
+
+
+def _on_grid(
+    value: Any, drafts: list[_Draft], lineup: tuple[dict[str, Any], ...], where: str
+) -> tuple[list[_Draft], dict[str, tuple[Any, ...]]]:
+    """Return every condition at every point of the grid (``name|point``), and each factor's levels."""
+    points = _grid(value, where)
+    factors = {key: tuple(dict.fromkeys(settings[key] for _, settings in points)) for key in points[0][1]}
+    for draft in drafts:
+        for key in points[0][1]:
+            if key in draft.overrides:
+                raise ConfigError(
+                    f"{where}: grid.{key}: also set in conditions.{draft.name}.rules; set it in one place", key=key
+                )
+    crossed = [
+        draft._replace(name=f"{draft.name}|{gname}", grid=settings)
+        if draft.name
+        else draft._replace(name=gname, grid=settings)
+        for draft in (drafts or [_Draft("", {}, {}, lineup, "")])
+        for gname, settings in points
+    ]
+    return crossed, factors
+
+
+def _condition(base: dict[str, Any], draft: _Draft, where: str) -> Condition:
+    """Return a draft as a `Condition`, with its rules built."""
+    return Condition(
+        draft.name,
+        _rules(base, draft, where),
+        draft.players,
+        draft.description,
+        draft.games,
+        draft.isolate,
+        draft.engine,
+    )
+
+
+def _check_sized_measures_are_planned(precision: Mapping[str, Any], measures: Sequence[str], where: str) -> None:
+    """Refuse a ``precision:`` target for a measure that ``measures:`` does not plan."""
+    for measure in precision:
+        planned = "skill" if measure in SKILL else measure
+        if planned not in measures:
+            raise ConfigError(
+                f"{where}: precision.{measure}: sizes a planned comparison, and measures: does not plan {planned} "
+                f"(it plans {', '.join(measures)}); add it to measures:"
+            )
+
+
+def _sizing(data: Mapping[str, Any], conditions: tuple[Condition, ...], games: int, where: str) -> dict[str, Any]:
     """Return ``precision`` and ``max_games``: the half-widths to play for, and the cap (`rummysim.precision`)."""
     precision = check_precision(data.get("precision"), f"{where}: precision")
     if data.get("max_games") is None:
