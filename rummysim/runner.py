@@ -28,7 +28,7 @@ import rummysim.precision as precision
 import rummysim.provenance as provenance
 from rummysim.chunks import default_chunk_games, execute, plan
 from rummysim.design import Experiment, check_streams
-from rummysim.engines import choose_engine
+from rummysim.engines import Choice, choose_engine
 from rummysim.errors import BotError, ConfigError, DiskError, disk_error, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.ledger import LEDGER, Ledger, chunk_name, chunk_span
@@ -330,7 +330,36 @@ def _say(line: str) -> None:
 
 def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, scheduler: str | None,
          chunk_games: int, trace: bool, quiet: bool, overrides: dict[str, Any]) -> Results:  # fmt: skip
+    """Play the chunks still missing, merge every chunk into the tables and write the manifest."""
     chunk_dir = folder / "chunks"
+    ledger, done = _open_chunks(experiment, folder, chunk_dir)
+    resumed = len(done)
+    choices = _engines(experiment, trace=trace, quiet=quiet)
+    started = datetime.now(timezone.utc)
+    clock = time.perf_counter()
+    done, hands_played = _play_chunks(
+        experiment, folder, ledger=ledger, done=done, engines=[c.engine for c in choices], n_jobs=n_jobs,
+        backend=backend, scheduler=scheduler, chunk_games=chunk_games, trace=trace, quiet=quiet,
+    )  # fmt: skip
+    seconds = time.perf_counter() - clock
+    chunks = [chunk_dir / c for c in sorted(done)]
+    kinds = ["hands", "games"] + (["turns"] if trace and all((c / "turns.parquet").exists() for c in chunks) else [])
+    with _writing(folder, "merging the tables"):
+        records = merge_chunks(chunks, folder, kinds)
+    manifest = _manifest(
+        experiment, choices=choices, records=records, overrides=overrides, started=started, seconds=seconds,
+        hands_played=hands_played, resumed=resumed, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+        chunk_games=chunk_games,
+    )  # fmt: skip
+    with _writing(folder, "writing the manifest"):
+        write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
+        shutil.rmtree(chunk_dir)
+        (folder / LEDGER).unlink(missing_ok=True)
+    return load_results(folder)
+
+
+def _open_chunks(experiment: Experiment, folder: Path, chunk_dir: Path) -> tuple[Ledger, set[str]]:
+    """Return the ledger of the chunks folder and the finished chunks that prove themselves, fitted to the games."""
     with _writing(chunk_dir, "writing chunks"):
         _started(folder, experiment)  # this wave's games, for a replay if a bot stops it
         chunk_dir.mkdir(exist_ok=True)
@@ -338,18 +367,27 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     done = _fit(
         _prove(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
     )  # only chunks that prove themselves
-    resumed = len(done)
+    return ledger, done
+
+
+def _engines(experiment: Experiment, *, trace: bool, quiet: bool) -> list[Choice]:
+    """Return the engine each condition plays on, saying so if the compiled one cannot load."""
     # quiet says nothing of its own; a caller's `announcing` still holds (rummysim validate's pilot)
     with contextlib.nullcontext() if quiet else compiled.announcing(_say):
         choices = [choose_engine(experiment, c, trace=trace) for c in experiment.conditions]
     unavailable = next((c.why for c in choices if c.unavailable), None)
     if unavailable is not None:
         _say(f"{unavailable}; playing on the reference engine, with the same results")
-    engines = [c.engine for c in choices]
-    started = datetime.now(timezone.utc)
-    clock = time.perf_counter()
-    total_games = sum(experiment.games_of(c) for c in experiment.conditions)
-    progress = RunBar(total_games, quiet=quiet)
+    return choices
+
+
+def _play_chunks(
+    experiment: Experiment, folder: Path, *, ledger: Ledger, done: set[str], engines: list[str], n_jobs: int,
+    backend: str, scheduler: str | None, chunk_games: int, trace: bool, quiet: bool,
+) -> tuple[set[str], int]:  # fmt: skip
+    """Play every chunk not `done`, again while the disk damages any; return the finished chunks and hands played."""
+    chunk_dir = folder / "chunks"
+    progress = RunBar(sum(experiment.games_of(c) for c in experiment.conditions), quiet=quiet)
     progress.update(sum(chunk_span(c)[2] - chunk_span(c)[1] for c in done), 0)
     hands_played = 0
     try:
@@ -375,12 +413,16 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         raise blame(error, experiment, folder) from error
     finally:
         progress.close()
-    seconds = time.perf_counter() - clock
-    chunks = [chunk_dir / c for c in sorted(done)]
-    kinds = ["hands", "games"] + (["turns"] if trace and all((c / "turns.parquet").exists() for c in chunks) else [])
-    with _writing(folder, "merging the tables"):
-        records = merge_chunks(chunks, folder, kinds)
-    manifest = {
+    return done, hands_played
+
+
+def _manifest(
+    experiment: Experiment, *, choices: list[Choice], records: dict[str, dict[str, Any]], overrides: dict[str, Any],
+    started: datetime, seconds: float, hands_played: int, resumed: int, backend: str, scheduler: str | None,
+    n_jobs: int, chunk_games: int,
+) -> dict[str, Any]:  # fmt: skip
+    """Return the run's manifest: what was played, how, where and by which versions, and its tables."""
+    return {
         "rummysim_version": __version__,
         "git_commit": provenance.git_commit(),
         "experiment": experiment.to_dict(),
@@ -409,8 +451,3 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         "chunk_games": chunk_games,
         "tables": {kind: {"file": f"{kind}.parquet", **record} for kind, record in records.items()},
     }
-    with _writing(folder, "writing the manifest"):
-        write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
-        shutil.rmtree(chunk_dir)
-        (folder / LEDGER).unlink(missing_ok=True)
-    return load_results(folder)
