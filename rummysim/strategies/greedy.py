@@ -16,26 +16,53 @@ from __future__ import annotations
 
 from rummysim.arrangement import Arranger, arranger
 from rummysim.cards import card_points, highest_card, iter_cards
+from rummysim.core import may_lay_off
 from rummysim.moves import Meld, Pile, Play
-from rummysim.rules import Rules
+from rummysim.rules import LayOffWhen, Rules, TakeDiscard
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
 from rummysim.strategies.tactics import fitting_cards, lay_off_all, leaves_legal_holding
 
 
-def takes_discard(holding: int, top: int, *, fits: int, arr: Arranger) -> bool:
-    """Return True if greedy takes `top`: it lays off (`fits`) or lowers the least deadwood."""
+def takes_discard(
+    holding: int, top: int, *, fits: int, arr: Arranger, rules: Rules, melded: bool, table: list[int]
+) -> bool:
+    """Return True if greedy takes `top`: it lays off (`fits`) or lowers the least deadwood.
+
+    A lay-off counts only where the seat may lay off (R12.1: `melded`, whether it has melded
+    this hand). With ``take_discard: must_use`` it takes the card only if its plays this turn
+    would play it (R12.2): it never keeps a taken card it cannot use.
+    """
+    if rules.take_discard is TakeDiscard.MUST_USE:
+        lays_off = may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD)
+        if not ((lays_off and fits >> top & 1) or arr.lowers(holding, top)):
+            return False
+        return plays_taken(holding, top, fits=fits, arr=arr, rules=rules, melded=melded, table=table)
+    if rules.lay_off is LayOffWhen.AFTER_MELD and not melded:
+        return arr.lowers(holding, top)
     return bool(fits >> top & 1) or arr.lowers(holding, top)
 
 
-def _melds_and_lay_offs(holding: int, table: list[int], fits: int, arr: Arranger) -> tuple[list[Play], int]:
+def plays_taken(
+    holding: int, top: int, *, fits: int, arr: Arranger, rules: Rules, melded: bool, table: list[int]
+) -> bool:
+    """Return True if greedy's plays, once it took `top` from the discard pile, would play it (R12.2)."""
+    _, left = plan_plays(holding | 1 << top, table, fits=fits, rules=rules, taken=top, arr=arr, melded=melded)
+    return not left >> top & 1
+
+
+def _melds_and_lay_offs(
+    holding: int, table: list[int], fits: int, arr: Arranger, lays_off: bool = True
+) -> tuple[list[Play], int]:
     """Return the best arrangement's melds, every lay-off after them, and the holding left (R5, R6).
 
     `fits` is `fitting_cards(table)`: with the new melds' own fits it tells when nothing is left to lay off.
+    Without `lays_off` (R12.1: the seat has not melded) it lays off only after a meld of its own.
     """
-    if not fits & holding and not arr.has_meld(holding):
+    table_fits = fits if lays_off else 0
+    if not table_fits & holding and not arr.has_meld(holding):
         return [], holding  # nothing to play: what the arrangement below would find, found faster
     best = arr.arrange(holding)
-    if not best.melds and not fits & holding:
+    if not best.melds and not table_fits & holding:
         return [], holding
     melds: list[Play] = [Meld(m) for m in best.melds]
     dead = best.deadwood_cards
@@ -46,18 +73,21 @@ def _melds_and_lay_offs(holding: int, table: list[int], fits: int, arr: Arranger
 
 
 def plan_plays(
-    holding: int, table: list[int], *, fits: int, rules: Rules, taken: int | None, arr: Arranger
+    holding: int, table: list[int], *, fits: int, rules: Rules, taken: int | None, arr: Arranger, melded: bool = True
 ) -> tuple[list[Play], int]:
-    """Return greedy's plays for a holding and the holding they leave (R4.7, R5, R6, R7.2).
+    """Return greedy's plays for a holding and the holding they leave (R4.7, R5, R6, R7.2, R12.1).
 
-    `table` holds the melds' masks and `fits` the cards that lay off on them (`fitting_cards`).
+    `table` holds the melds' masks and `fits` the cards that lay off on them (`fitting_cards`);
+    `melded` tells whether the seat has melded this hand (with ``lay_off: after_meld`` it lays
+    off only then, or after a meld of this turn, R12.1).
     """
-    plays, left = _melds_and_lay_offs(holding, table, fits, arr)
+    lays_off = may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD)
+    plays, left = _melds_and_lay_offs(holding, table, fits, arr, lays_off)
     if not left and plays and not leaves_legal_holding(0, n_played=1, rules=rules, taken=taken):
         ace_value = rules.ace_value
         for card in sorted(iter_cards(holding), key=lambda c: (-card_points(c, ace_value=ace_value), -c)):
             if card != taken:
-                held_plays, held_left = _melds_and_lay_offs(holding ^ 1 << card, table, fits, arr)
+                held_plays, held_left = _melds_and_lay_offs(holding ^ 1 << card, table, fits, arr, lays_off)
                 if not held_left:
                     return held_plays, 1 << card
     while plays and not leaves_legal_holding(left, n_played=len(plays), rules=rules, taken=taken):
@@ -92,9 +122,13 @@ class Greedy(Strategy):
     _fits_table: tuple[TableMeld, ...] | None = None
     _fits: int = 0
 
+    _plain: bool = True
+    """No house rule changes greedy's draw (R12.1, R12.2): the fast path of `draw` applies."""
+
     def _arrange(self, rules: Rules) -> Arranger:
         if rules is not self._rules:
             self._rules, self._arranger = rules, arranger(rules)
+            self._plain = rules.lay_off is LayOffWhen.ANY and rules.take_discard is TakeDiscard.FREE
         return self._arranger
 
     _masks: list[int]
@@ -113,10 +147,13 @@ class Greedy(Strategy):
         if not pile:
             return _STOCK
         top = pile[-1]
-        if (self._fits if view.table is self._fits_table else self._fitting(view)) >> top & 1:
-            return _DISCARD  # takes_discard(view.holding, top, ...), written out
+        fits = self._fits if view.table is self._fits_table else self._fitting(view)
         arr = self._arranger if view.rules is self._rules else self._arrange(view.rules)
-        return _DISCARD if arr.lowers(view.holding, top) else _STOCK
+        if self._plain:  # takes_discard(view.holding, top, ...), written out
+            return _DISCARD if fits >> top & 1 or arr.lowers(view.holding, top) else _STOCK
+        melded = view.has_melded[view.seat]
+        takes = takes_discard(view.holding, top, fits=fits, arr=arr, rules=view.rules, melded=melded, table=self._masks)
+        return _DISCARD if takes else _STOCK
 
     # A holding in which `play` found no meld: `discard` then knows every card is deadwood.
     _meldless: int = -1
@@ -130,7 +167,8 @@ class Greedy(Strategy):
         if not fits & holding and not arr.has_meld(holding):  # plan_plays' first test, without the calls
             self._meldless, self._meldless_arranger = holding, arr
             return []
-        plays, _ = plan_plays(holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr)
+        melded = view.has_melded[view.seat]
+        plays, _ = plan_plays(holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr, melded=melded)
         return plays
 
     def discard(self, view: PlayerView) -> int:

@@ -32,11 +32,11 @@ import numpy as np
 from rummysim.arrangement import Arranger
 from rummysim.cards import FULL_DECK, iter_cards, points
 from rummysim.moves import Discarded, Drew, Event, HandStarted, Pile, Play, StockRebuilt
-from rummysim.rules import Ace
+from rummysim.rules import Ace, TakeDiscard
 from rummysim.seeding import stream_key
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.cautious import Cautious, melds_with
-from rummysim.strategies.greedy import takes_discard
+from rummysim.strategies.greedy import plays_taken, takes_discard
 from rummysim.strategies.rollout import DISCARD, DRAW, Decision, Position, rewards
 from rummysim.strategies.rummy_hunter import hunting_plays
 
@@ -221,7 +221,14 @@ class MonteCarlo(Cautious):
         top = view.top_discard
         if top is None:
             return Pile.STOCK
-        default = takes_discard(view.holding, top, fits=self._fitting(view), arr=self._arrange(view.rules))
+        rules, melded, fits, arr = view.rules, view.has_melded[view.seat], self._fitting(view), self._arrange(view.rules)
+        default = takes_discard(view.holding, top, fits=fits, arr=arr, rules=rules, melded=melded, table=self._masks)
+        if (
+            rules.take_discard is TakeDiscard.MUST_USE
+            and not default
+            and not plays_taken(view.holding, top, fits=fits, arr=arr, rules=rules, melded=melded, table=self._masks)
+        ):
+            return Pile.STOCK  # it could not play the card it took (R12.2)
         choices = (default, not default)
         best = self._judge(view, DRAW, tuple(int(take) for take in choices))
         return Pile.DISCARD if choices[best] else Pile.STOCK

@@ -24,7 +24,8 @@ import numpy as np
 from rummysim.arrangement import Arranger, arranger
 from rummysim.cards import FULL_DECK, points
 from rummysim.moves import Meld
-from rummysim.rules import Rules
+from rummysim.core import block_points, block_winner, blocked, may_rebuild, out_points
+from rummysim.rules import HOUSE_RULES, Rules, StockOut
 from rummysim.seeding import derive, permutation
 from rummysim.strategies.cautious import hopeful_discard
 from rummysim.strategies.greedy import choose_discard, plan_plays, takes_discard
@@ -53,8 +54,17 @@ class Position:
 
 def score(position: Position, *, winner: int, me: int, rummy: bool, rules: Rules) -> float:
     """Return my reward when `winner` goes out: +points if I win, -points if another does (R8)."""
-    left = sum(points(h, ace_value=rules.ace_value) for h in position.holdings)
-    won = left * (rules.rummy_multiplier if rummy else 1)
+    won = out_points([points(h, ace_value=rules.ace_value) for h in position.holdings], rummy, rules.rummy_multiplier)
+    return float(won if winner == me else -won)
+
+
+def block_score(position: Position, *, me: int, rules: Rules) -> float:
+    """Return my reward when the hand is blocked: the lowest hand value wins the differences (R12.3); 0 for a tie."""
+    values = [points(h, ace_value=rules.ace_value) for h in position.holdings]
+    winner = block_winner(values)
+    if winner < 0:
+        return 0.0
+    won = block_points(values, winner)
     return float(won if winner == me else -won)
 
 
@@ -82,7 +92,9 @@ def finish_turn(
     """
     holding = position.holdings[seat]
     fits = fitting_cards(position.table, arr.ace)
-    plays, left = plan_plays(holding, position.table, fits=fits, rules=rules, taken=taken, arr=arr)
+    plays, left = plan_plays(
+        holding, position.table, fits=fits, rules=rules, taken=taken, arr=arr, melded=melded_before
+    )
     if plays:
         for play in plays:
             if isinstance(play, Meld):
@@ -109,7 +121,9 @@ def draw(position: Position, seat: int, *, take: bool, rules: Rules) -> int | No
         card = position.discard_pile.pop()
     else:
         if not position.stock:
-            if len(position.discard_pile) < 2 or position.n_rebuilds >= rules.stall_after_rebuilds:
+            if rules.stock_out is StockOut.BLOCK or not may_rebuild(
+                len(position.discard_pile), position.n_rebuilds, rules.stall_after_rebuilds
+            ):
                 return None
             rest = position.discard_pile[:-1]
             order = permutation(derive(position.key, 1 + position.n_rebuilds), len(rest))
@@ -136,10 +150,16 @@ def playout(
     With `hope` > 0 my own discards keep cards that may still meld (see `finish_turn`).
     """
     n = len(position.holdings)
+    block = rules.stock_out is StockOut.BLOCK
     for _ in range(depth):
+        if block and blocked(len(position.stock), block):
+            return block_score(position, me=me, rules=rules)
         top = position.discard_pile[-1] if position.discard_pile else None
         fits = fitting_cards(position.table, arr.ace)
-        take = top is not None and takes_discard(position.holdings[seat], top, fits=fits, arr=arr)
+        take = top is not None and takes_discard(
+            position.holdings[seat], top, fits=fits, arr=arr, rules=rules, melded=position.has_melded[seat],
+            table=position.table,
+        )  # fmt: skip
         card = draw(position, seat, take=take, rules=rules)
         if card is None:
             return 0.0
@@ -233,5 +253,5 @@ def python_only() -> Iterator[None]:
 
 def rewards(positions: Sequence[Position], decision: Decision, rules: Rules) -> np.ndarray:
     """Return my reward per (candidate, position): compiled when it loads, else in Python (the same numbers)."""
-    judge = _compiled() if _compiled is not None else None
+    judge = _compiled() if _compiled is not None and not rules.changes().keys() & HOUSE_RULES.keys() else None
     return (judge or python_rewards)(positions, decision, rules)

@@ -18,13 +18,23 @@ import numpy as np
 
 from rummysim.arrangement import Arranger
 from rummysim.moves import Play
+from rummysim.rules import StockOut, TakeDiscard
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.greedy import Greedy, plan_plays
 
 
 def is_hunting(view: PlayerView, *, patience: int, danger: int) -> bool:
-    """Return True while waiting to go rummy is worth it (R8.3): see the module's policy."""
+    """Return True while waiting to go rummy is worth it (R8.3): see the module's policy.
+
+    It never waits with a card taken under ``take_discard: must_use`` (R12.2: it must play
+    it), nor under block rummy once the stock holds fewer cards than there are players (R12.3:
+    the hand may end at any turn, and the lowest hand value wins).
+    """
     if view.has_melded[view.seat]:
+        return False
+    if view.taken is not None and view.rules.take_discard is TakeDiscard.MUST_USE:
+        return False
+    if view.rules.stock_out is StockOut.BLOCK and view.stock_size < view.n_players:
         return False
     own_turns = view.turn // view.n_players
     others = [size for seat, size in enumerate(view.holding_sizes) if seat != view.seat]
@@ -33,7 +43,10 @@ def is_hunting(view: PlayerView, *, patience: int, danger: int) -> bool:
 
 def hunting_plays(view: PlayerView, *, fits: int, arr: Arranger, patience: int, danger: int) -> list[Play]:
     """Return greedy's plays, or none while hunting unless they leave at most a card to discard."""
-    plays, left = plan_plays(view.holding, view.table_masks, fits=fits, rules=view.rules, taken=view.taken, arr=arr)
+    melded = view.has_melded[view.seat]
+    plays, left = plan_plays(
+        view.holding, view.table_masks, fits=fits, rules=view.rules, taken=view.taken, arr=arr, melded=melded
+    )
     if is_hunting(view, patience=patience, danger=danger) and left.bit_count() > 1:
         return []  # not out this turn: keep the melds hidden
     return plays

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rummysim import core
 from rummysim.cards import iter_cards
 from rummysim.melds import can_lay_off, lay_off_fits, meld_table
 from rummysim.moves import LayOff
@@ -51,14 +52,11 @@ def lay_off_all(holding: int, table: list[int], ace: Ace) -> tuple[list[LayOff],
 
 
 def discardable(holding: int, taken: int | None) -> int:
-    """Return the cards of a holding that may be discarded: all but one just taken (R4.5)."""
-    return holding & ~(1 << taken) if taken is not None else holding
+    """Return the cards of a holding that may be discarded: all but one just taken (R4.5, `core.discardable`)."""
+    return core.discardable(holding, core.NO_CARD if taken is None else taken)
 
 
 def leaves_legal_holding(holding: int, *, n_played: int, rules: Rules, taken: int | None) -> bool:
-    """Return True if plays leaving this holding are allowed (R4.7, R7.2)."""
-    if not n_played:
-        return True
-    if not holding:
-        return rules.going_out is GoingOut.ANY
-    return taken is None or holding != 1 << taken
+    """Return True if plays leaving this holding are allowed (R4.7, R7.2, `core.leaves_legal_holding`)."""
+    discard_to_go_out = rules.going_out is GoingOut.DISCARD
+    return core.leaves_legal_holding(holding, n_played, discard_to_go_out, core.NO_CARD if taken is None else taken)
