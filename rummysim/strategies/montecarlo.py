@@ -221,7 +221,8 @@ class MonteCarlo(Cautious):
         top = view.top_discard
         if top is None:
             return Pile.STOCK
-        rules, melded, fits, arr = view.rules, view.has_melded[view.seat], self._fitting(view), self._arrange(view.rules)
+        rules, melded = view.rules, view.has_melded[view.seat]
+        fits, arr = self._fitting(view), self._arrange(rules)
         default = takes_discard(view.holding, top, fits=fits, arr=arr, rules=rules, melded=melded, table=self._masks)
         if (
             rules.take_discard is TakeDiscard.MUST_USE

@@ -23,8 +23,8 @@ import numpy as np
 
 from rummysim.arrangement import Arranger, arranger
 from rummysim.cards import FULL_DECK, points
-from rummysim.moves import Meld
 from rummysim.core import block_points, block_winner, blocked, may_rebuild, out_points
+from rummysim.moves import Meld
 from rummysim.rules import HOUSE_RULES, Rules, StockOut
 from rummysim.seeding import derive, permutation
 from rummysim.strategies.cautious import hopeful_discard

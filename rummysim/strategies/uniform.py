@@ -44,8 +44,9 @@ class Uniform(Strategy):
         if not view.discard_pile:
             return Pile.STOCK
         top = view.discard_pile[-1]
+        melded = view.has_melded[view.seat]
         if view.rules.take_discard is TakeDiscard.MUST_USE and not self._options(
-            view, holding=view.holding | 1 << top, table=view.table_masks, melded=view.has_melded[view.seat], pending=top
+            view, holding=view.holding | 1 << top, table=view.table_masks, melded=melded, pending=top
         ):
             return Pile.STOCK  # the top discard could not be played this turn: only the stock is allowed (R12.2)
         return (Pile.STOCK, Pile.DISCARD)[self._pick(2)]
@@ -64,11 +65,12 @@ class Uniform(Strategy):
             options += lay_offs_in(holding, table, rules.ace)
         if pending is not None:
             options = [o for o in options if (o.cards if isinstance(o, Meld) else 1 << o.card) >> pending & 1]
-        return [
-            o
-            for o in options
-            if leaves_legal_holding(place([o], holding=holding, melds=list(table)), n_played=1, rules=rules, taken=taken)
-        ]
+        legal = []
+        for option in options:
+            left = place([option], holding=holding, melds=list(table))
+            if leaves_legal_holding(left, n_played=1, rules=rules, taken=taken):
+                legal.append(option)
+        return legal
 
     def play(self, view: PlayerView) -> list[Play]:
         holding, table = view.holding, view.table_masks
