@@ -4,7 +4,9 @@ The README's table is the one statement of the layers: this test reads it, check
 every module of the package is in it, that every import goes to a lower layer, and that
 each module's layer is what its imports say (one more than the highest layer it
 imports). So no strategy can reach the engine's private state, and the analysis,
-rendering and replay depend on no bot: hiding is part of the graph.
+rendering and replay depend on no bot: hiding is part of the graph. Within a package too,
+no module imports itself through others: the graph of modules has no cycle, counting the
+imports inside functions and ``TYPE_CHECKING`` blocks, which only hide one.
 """
 
 from __future__ import annotations
@@ -101,3 +103,82 @@ def test_analysis_render_dealing_and_replay_depend_on_no_bot_and_replay_not_on_t
     for unit in ("analysis", "render", "dealing", "report", "replay"):
         assert "strategies" not in imports_of(unit), unit
     assert "runner" not in imports_of("replay")
+
+
+def module_of(path: Path) -> str:
+    """Return a file's dotted module name: ``rummysim.analysis.skill``, ``rummysim.analysis`` for its package."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_of(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def modules_imported(tree: ast.AST, *, package: str) -> set[str]:
+    """Return the rummysim modules a parsed file imports anywhere in it; `package` is the file's own package.
+
+    ``from a.b import c`` imports the module ``a.b.c`` if there is one, else ``a.b``; a relative
+    import is resolved from `package`.
+    """
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}".rstrip(".")
+            found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names)
+    return found & MODULES.keys()
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Return each module of the package with the other modules it imports."""
+    graph = {}
+    for module, path in MODULES.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        graph[module] = modules_imported(ast.parse(path.read_text()), package=package) - {module}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Return a cycle for each edge back to a module still open in a depth-first search: none if there is no cycle."""
+    found: list[list[str]] = []
+    path: list[str] = []
+    done: set[str] = set()
+
+    def visit(module: str) -> None:
+        path.append(module)
+        for target in sorted(graph[module]):
+            if target in path:
+                found.append([*path[path.index(target) :], target])
+            elif target not in done:
+                visit(target)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module)
+    return found
+
+
+def test_no_module_imports_itself_through_others():
+    found = [" -> ".join(cycle) for cycle in cycles(import_graph())]
+    assert not found, f"import cycles: {'; '.join(found)}"
+
+
+def test_the_cycle_check_sees_hidden_imports_and_finds_cycles():
+    hidden = """
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from rummysim.analysis import Analysis
+def build():
+    from rummysim.strategies import registry
+    from .base import Strategy
+"""
+    found = modules_imported(ast.parse(hidden), package="rummysim.strategies")
+    assert found == {"rummysim.analysis", "rummysim.strategies.registry", "rummysim.strategies.base"}
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
