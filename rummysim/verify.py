@@ -9,7 +9,9 @@
   with a row per seat, each seat playing the strategy its rotation gives (R3.4);
 - every hand's points recompute from the holdings left (R8): each holding's points from
   its cards (R8.2), the winner's credit from the others' holdings times the multiplier
-  (R8.1, R8.3), nobody else scoring;
+  (R8.1, R8.3), nobody else scoring; a hand ended by a block (``went_out_by: block``, only
+  with ``stock_out: block``) is won by the one lowest holding, for the sum over the others
+  of their points less the winner's, never rummy, and a tie for the lowest is stalled (R12.3);
 - the scores add up (R11): each hand's running score, and each game's score, hands won,
   stalled hands, end (R11.1) and winner from its hands;
 - optionally, N hands chosen at random (from the experiment's seed, so the same N are
@@ -38,7 +40,9 @@ from rummysim.checksums import check_chunk, check_file
 from rummysim.design import Experiment, from_manifest
 from rummysim.errors import RummysimError
 from rummysim.ledger import Ledger
+from rummysim.moves import WentOutBy
 from rummysim.replay import replay_hand
+from rummysim.rules import StockOut
 from rummysim.seeding import STREAMS
 from rummysim.specs import strategy_label
 from rummysim.tables import MANIFEST, SCHEMAS
@@ -174,7 +178,7 @@ def _check_rows(experiment: Experiment, hands: pd.DataFrame, games: pd.DataFrame
 
 
 def _check_points(experiment: Experiment, hands: pd.DataFrame, where: str, problems: list[str]) -> None:
-    """Check every holding's points and every hand's points from the holdings left (R8)."""
+    """Check every holding's points and every hand's points from the holdings left (R8, R12.3)."""
     for condition in experiment.conditions:
         rules = condition.rules
         h = hands[hands.condition == condition.name]
@@ -192,12 +196,52 @@ def _check_points(experiment: Experiment, hands: pd.DataFrame, where: str, probl
         _bad_rows(problems, h[(winners != (~h.stalled).astype(int))],
                   "a hand that did not stall has not exactly one winner, or a stalled hand has one (R8.1, R10.2)",
                   where)  # fmt: skip
-        winner = h[h.won]
-        owed = (total[h.won] - winner.holding_points) * winner.multiplier
+        blocked = _check_endings(h, blocks=rules.stock_out is StockOut.BLOCK, where=where, problems=problems)
+        winner = h[h.won & ~blocked]
+        owed = (total[winner.index] - winner.holding_points) * winner.multiplier
         _bad_rows(problems, winner[winner.points != owed],
                   "the winner's points are not the others' holding points times the multiplier (R8.1, R8.3)",
                   where)  # fmt: skip
+        winner = h[h.won & blocked]
+        seats = h.groupby(key).seat.transform("size")
+        owed = total[winner.index] - seats[winner.index] * winner.holding_points
+        _bad_rows(problems, winner[winner.points != owed],
+                  "the points of a blocked hand's winner are not the sum over the others of their holding points "
+                  "less the winner's (R12.3)", where)  # fmt: skip
         _bad_rows(problems, h[~h.won & (h.points != 0)], "a seat that did not go out scored points (R8.1)", where)
+
+
+ENDED_BY = frozenset(e.value for e in WentOutBy)
+"""The values of ``went_out_by`` (R7.1, R12.3); null is a hand stalled under R10.2."""
+
+
+def _check_endings(h: pd.DataFrame, *, blocks: bool, where: str, problems: list[str]) -> pd.Series:
+    """Check how each hand of one condition ended (R7.1, R10.2, R12.3); return which rows are of blocked hands.
+
+    A blocked hand is won by the one seat with the lowest holding points, never by going rummy;
+    a tie for the lowest has no winner and is stalled (R12.3).
+    """
+    ended_by = h.went_out_by
+    _bad_rows(problems, h[ended_by.notna() & ~ended_by.isin(sorted(ENDED_BY))],
+              f"went_out_by is not one of {', '.join(sorted(ENDED_BY))} (R7.1, R12.3)", where)  # fmt: skip
+    blocked = ended_by == WentOutBy.BLOCK
+    unsaid = (h.stalled & ended_by.notna() & ~blocked) | (~h.stalled & ended_by.isna())
+    _bad_rows(problems, h[unsaid], "went_out_by does not fit stalled: a stalled hand has none (R10.2) or block "
+              "(a tie, R12.3), any other hand one", where)  # fmt: skip
+    if not blocks:
+        _bad_rows(
+            problems, h[blocked], "went_out_by is block, but the condition plays stock_out: rebuild (R12.3)", where
+        )
+        return blocked
+    lowest = h.groupby(["game", "hand"]).holding_points.transform("min")
+    at_lowest = h.holding_points == lowest
+    tied = at_lowest.groupby([h.game, h.hand]).transform("sum") > 1
+    _bad_rows(problems, h[blocked & ((h.won != (at_lowest & ~tied)) | (h.stalled != tied))],
+              "in a blocked hand the one seat with the lowest holding points wins, and a tie for it is stalled "
+              "with no winner (R12.3)", where)  # fmt: skip
+    _bad_rows(problems, h[blocked & (h.went_rummy | (h.multiplier != 1))],
+              "a blocked hand went rummy or has a multiplier other than 1 (R12.3)", where)  # fmt: skip
+    return blocked
 
 
 def _check_scores(experiment: Experiment, hands: pd.DataFrame, games: pd.DataFrame, where: Callable[[str], str],

@@ -251,3 +251,72 @@ def test_a_table_the_manifest_does_not_record_is_refused(copy):
     spec = {**SPEC, "games": 8}  # extending the run would split the stray table into chunks
     with pytest.raises(ConfigError, match=r"turns\.parquet is not recorded .* rerun with --force"):
         run_experiment(parse_experiment(spec, source="tiny.yaml"), out=copy.parent, n_jobs=1)
+
+
+BLOCK_SPEC = {
+    "name": "blocky",
+    "question": "Does block rummy verify?",
+    "seed": 7,
+    "games": 4,
+    "engine": "python",
+    "players": ["greedy", "greedy", "greedy"],
+    # 3 x 15 dealt and the upcard leave 6 cards of stock: most hands end by a block, one in a tie
+    "rules": {"target_score": 60, "cards_dealt": 15, "stock_out": "block"},
+}
+
+
+@pytest.fixture(scope="module")
+def blocky(tmp_path_factory):
+    out = tmp_path_factory.mktemp("blocky")
+    return run_experiment(parse_experiment(BLOCK_SPEC, source="blocky.yaml"), out=out, n_jobs=1).folder
+
+
+def test_r12_3_a_run_of_block_rummy_verifies_its_blocked_hands_and_a_blocked_tie(blocky):
+    hands = pd.read_parquet(blocky / "hands.parquet")
+    blocked = hands[hands.went_out_by == "block"]
+    assert blocked.won.any() and (blocked.stalled & ~blocked.won).any()  # won blocks, and a tie
+    assert (blocked.multiplier == 1).all() and not blocked.went_rummy.any()
+    result = verify(blocky, "--replay", "4")
+    assert result.exit_code == 0, result.output
+    assert result.output == f"{blocky}: verified: {CHECKED}, 4 replayed hands\n"
+
+
+def test_r12_3_a_blocked_hand_s_points_changed_are_caught_naming_r12_3(blocky, tmp_path):
+    copy = Path(shutil.copytree(blocky, tmp_path / "blocky"))
+    hands = pd.read_parquet(copy / "hands.parquet")
+    row = int(hands[(hands.went_out_by == "block") & hands.won].index[0])
+    hands.loc[row, "points"] += 5
+    hands.loc[(hands.game == hands.game[row]) & (hands.seat == hands.seat[row]) & (hands.hand >= hands.hand[row]),
+              "score"] += 5  # fmt: skip
+    rewrite(copy, "hands", hands, reseal=True)
+    g, h, s = hands.loc[row, ["game", "hand", "seat"]]
+    problems = verify_results(copy).problems
+    assert problems[0] == (
+        f"{copy / 'hands.parquet'}: the points of a blocked hand's winner are not the sum over the others of their "
+        f"holding points less the winner's (R12.3): condition default, game {g}, hand {h}, seat {s}"
+    )
+
+
+def test_r12_3_a_blocked_tie_given_a_winner_or_an_unknown_ending_is_caught(blocky, tmp_path):
+    copy = Path(shutil.copytree(blocky, tmp_path / "blocky"))
+    hands = pd.read_parquet(copy / "hands.parquet")
+    tie = hands[(hands.went_out_by == "block") & hands.stalled]
+    row = int(tie.holding_points.idxmin())
+    hands.loc[tie.index, "stalled"] = False
+    hands.loc[row, "won"] = True
+    other = int(hands[hands.went_out_by == "discard"].index[0])
+    hands.loc[other, "went_out_by"] = "blocked"
+    rewrite(copy, "hands", hands, reseal=True)
+    problems = [p.split(": ", 1)[1] for p in verify_results(copy).problems]
+    assert f"went_out_by is not one of block, discard, lay_off, meld (R7.1, R12.3): {_where(hands, other)}" in problems
+    rule = (
+        "in a blocked hand the one seat with the lowest holding points wins, and a tie for it is stalled with no "
+        "winner (R12.3): "
+    )
+    (found,) = [p.removeprefix(rule).split("; ") for p in problems if p.startswith(rule)]
+    assert found == [_where(hands, i) for i in tie.index]  # every seat of the tie: stalled is false on each
+
+
+def _where(hands: pd.DataFrame, row: int) -> str:
+    c, g, h, s = hands.loc[row, ["condition", "game", "hand", "seat"]]
+    return f"condition {c}, game {g}, hand {h}, seat {s}"
