@@ -12,7 +12,7 @@ from synthetic import synthetic_tables
 from rummysim.analysis.compare import Comparison, Verdict, compare, holm, plan, rule_out
 from rummysim.analysis.compare import Test as PlannedTest
 from rummysim.analysis.estimates import Estimate, independent_difference, ratio_estimate, wilson
-from rummysim.analysis.frames import game_frame
+from rummysim.analysis.frames import ENDINGS, endings, game_frame
 from rummysim.analysis.metrics import summarize_condition
 from rummysim.analysis.paths import trajectories
 from rummysim.design import Condition
@@ -171,6 +171,30 @@ def test_lead_changes_and_comeback_on_a_hand_made_game():
     assert frame.loc[0, "winner_start"] == 1  # seat 0 plays second in hand 0 when seat 0 deals
     path = trajectories(hands, frame)
     assert list(path["winner"]) == [10, 10, 30, 60] and list(path["others"]) == [0, 20, 30, 30]
+
+
+def test_r12_3_blocked_hands_end_by_a_block_a_tie_included_and_only_block_rummy_has_them():
+    """Four hands of two seats: a discard, a block won, a blocked tie (stalled), a stall (R10.2)."""
+    ends = [("discard", False), ("block", False), ("block", True), (None, True)]
+    hands = pd.DataFrame(
+        [("c", 0, h, s, "greedy", h % 2, (s - h % 2 - 1) % 2, s == 0 and not stalled, 5 * (s == 0 and not stalled),
+          0, end, False, 1, stalled, 9, 0, "", 0)
+         for h, (end, stalled) in enumerate(ends) for s in range(2)],
+        columns=SCHEMAS["hands"].names,
+    )  # fmt: skip
+    games = pd.DataFrame(
+        [("c", 0, s, "greedy", 10 * (s == 0), s == 0, False, 4, 2 * (s == 0), 2, 0, False) for s in range(2)],
+        columns=SCHEMAS["games"].names,
+    )  # fmt: skip
+    frame = game_frame(hands, games, n_players=2)
+    assert {e: int(frame.loc[0, f"end_{e}"]) for e in ENDINGS} == {
+        "discard": 1, "meld": 0, "lay_off": 0, "block": 2, "stalled": 1
+    }  # fmt: skip
+    assert frame.loc[0, "decided_hands"] == 2
+    summary, _ = summarize(hands, games, n=2, lineup={"greedy": 2})
+    assert summary.metrics["ended_by_block"].value == 0.5
+    assert endings([Rules(stock_out="block"), Rules()]) == ENDINGS
+    assert "block" not in endings([Rules(), Rules(lay_off="after_meld", take_discard="must_use")])
 
 
 def condition(name, players, **rules):

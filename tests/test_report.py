@@ -200,3 +200,28 @@ def test_cli_report_rewrites_a_committed_run_that_has_its_tables(tmp_path):
     assert outcome.exit_code == 0, outcome.output
     answer = (folder / "report.md").read_text().split("## Tables")[0]
     assert "the run could detect a change of" in answer and "interval excludes zero" not in answer
+
+
+def test_r12_3_a_report_of_block_rummy_shows_hands_ended_by_a_block(tmp_path):
+    spec = {
+        "name": "blocky", "question": "Does block rummy change who wins?", "seed": 5, "games": 6, "engine": "python",
+        "players": ["greedy", "greedy", "greedy"], "rules": {"target_score": 60, "cards_dealt": 15},  # a stock of 6
+        "conditions": {"rebuild": {}, "block": {"rules": {"stock_out": "block"}}},
+    }  # fmt: skip
+    results = run_experiment(parse_experiment(spec, source="blocky.yaml"), out=tmp_path, n_jobs=1, quiet=True)
+    text = build_report(results.folder).markdown.read_text()
+    assert "**Block rummy (the hand ends when the stock runs out) vs the stock rebuilt from the discards" in text
+    changes = text.split("## What else changes")[1].split("## The evidence")[0]
+    assert "  - hands ended by a block (R12.3) +" in changes
+    assert "| ended_by_block" in text and "share of hands ended by a block (R12.3)" in text
+    assert "| block       | greedy, greedy, greedy | stock_out=block |" in text
+    figure = (results.folder / "figures" / "hand_endings.svg").read_text()
+    assert "ended by a block (R12.3)" in figure and ">block<" in figure
+
+
+def test_a_report_of_basic_rummy_has_no_block_among_how_hands_end(run):
+    """No condition plays block rummy (R12.3): its ending is left out, and the report reads as before R12."""
+    _, report = run
+    assert "block" not in report.markdown.read_text()
+    assert "ended_by_block" not in report.tables["metrics"].read_text()
+    assert "block" not in (report.markdown.parent / "figures" / "hand_endings.svg").read_text()

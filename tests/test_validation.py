@@ -187,7 +187,7 @@ def test_null_tables_are_one_process_whose_games_vary_like_a_run_s():
         assert frame["hands"].nunique() >= 5 and frame["lead_changes"].nunique() >= 4, name
         assert 0 < frame["tied"].mean() < 0.02 and 0 < frame["stalled"].mean() < 0.02, name
         assert 0 < frame["comeback"].mean() < 1 and frame["rummies"].sum() > 0, name
-        assert all(frame[f"end_{e}"].sum() > 0 for e in ENDINGS), name
+        assert all(frame[f"end_{e}"].sum() > 0 for e in ENDINGS if e != "block"), name  # basic rummy: no block
         per_hand = frame["turns"] / frame["hands"]
         assert per_hand.std() > 1, name
         # a game's hands share its luck: per-game mean points vary far more than independent hands' would

@@ -16,6 +16,7 @@ from rummysim.experiment import parse_experiment
 from rummysim.measures import MEASURES
 from rummysim.report import build_report
 from rummysim.report.verdicts import lineup_words, rule_words, sized, verdicts
+from rummysim.rules import Rules
 from rummysim.runner import run_experiment
 
 METRIC = "hands_per_game"  # the game_length measure: margin 1 hand
@@ -70,6 +71,22 @@ def test_settings_are_named_as_a_player_says_them_never_by_their_keys():
     assert rule_words({**base, "going_out": "discard"}, base=base) == ["going out only by a discard"]
     assert rule_words({**base, "rummy_multiplier": 1}, base=base) == ["no bonus for going rummy"]
     assert rule_words({**base, "n_players": 5}, base=base) == ["5 players"]
+
+
+@pytest.mark.parametrize(
+    ("house", "on", "off"),
+    [
+        ({"lay_off": "after_meld"}, "laying off only after your first meld", "laying off at any time"),
+        ({"take_discard": "must_use"}, "taking the discard only to play it", "taking the discard freely"),
+        ({"stock_out": "block"}, "block rummy (the hand ends when the stock runs out)",
+         "the stock rebuilt from the discards"),
+    ],
+)  # fmt: skip
+def test_r12_house_rules_are_named_as_a_player_says_them_and_so_are_their_defaults(house, on, off):
+    """A house rule that is off is left out of the settings (`Rules.to_dict`), and still said when it differs."""
+    basic, varied = Rules(n_players=3).to_dict(), Rules(n_players=3, **house).to_dict()
+    assert rule_words(varied, base=basic) == [on]
+    assert rule_words(basic, base=varied) == [off]
 
 
 SPEC = {**SMALL, "games": 60, "measures": ["first_player_edge_hand", "game_length", "skill"]}

@@ -14,14 +14,14 @@ Formulas and sources: docs/metrics.md.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from rummysim.analysis.compare import Comparison, compare, fdr, holm, plan, rule_out
 from rummysim.analysis.estimates import Estimate, wilson
-from rummysim.analysis.frames import strategy_counts
+from rummysim.analysis.frames import ENDINGS, endings, strategy_counts
 from rummysim.analysis.grid import Effect, effects, effects_table
 from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, StrategyShare, summarize_condition
 from rummysim.analysis.reading import BATCH_ROWS, Progress, read_frames
@@ -152,6 +152,24 @@ def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
     return {"margin": b.margin, "within_margin": "yes" if b.equivalent else "no", "detectable": b.detectable}
 
 
+def _drop_unplayed(
+    experiment: Experiment, summaries: Collection[ConditionSummary], comparisons: Collection[Comparison]
+) -> None:
+    """Drop the endings no condition's rules can have (a block needs ``stock_out: block``, R12.3).
+
+    They would be zero everywhere; without them a report of basic rummy reads as it did
+    before the house rules existed.
+    """
+    played = endings(c.rules for c in experiment.conditions)
+    for metric in (f"ended_by_{e}" for e in ENDINGS if e not in played):
+        for summary in summaries:
+            summary.metrics.pop(metric, None)
+        for comp in comparisons:
+            for found in (comp.differences, comp.tests, comp.descriptive, comp.variance_ratios):
+                found.pop(metric, None)
+            comp.no_events.discard(metric)
+
+
 def analyze(
     results: Results, *, seed: int | None = None, batch_rows: int = BATCH_ROWS, games: Mapping[str, int] | None = None,
     progress: Progress | None = None,
@@ -189,6 +207,7 @@ def analyze(
         for a, b, paired in plan(experiment.conditions)
         if a in summaries and b in summaries
     ]
+    _drop_unplayed(experiment, summaries.values(), comparisons)
     holm(comparisons)
     fdr(comparisons)
     rule_out(comparisons, margins=experiment.margin)

@@ -7,7 +7,7 @@ by their position in the game's first hand (``start``: 0 plays first in the game
 
 `game_frame` returns one row per game with its winner, the winner's start position and
 strategy, and per-game sums over its hands (hands, decided hands, hands won from each
-position, points, turns, endings, rummies), so that every mean over hands is a ratio of
+position, points, turns, endings (`ENDINGS`), rummies), so that every mean over hands is a ratio of
 two per-game sums and games can be resampled whole. It is built in two halves that meet
 by game: `game_outcomes` from the games table, `hand_sums` from the hands of whole games;
 `rummysim.analysis.reading` computes `hand_sums` batch by batch while reading, so the
@@ -16,15 +16,27 @@ hands table is never held whole.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from rummysim.rules import Rules, StockOut
 from rummysim.specs import strategy_label
 
-ENDINGS = ("discard", "meld", "lay_off", "stalled")
-"""How a hand ends: the winner's last card left by a discard, meld or lay-off (R7), or no one went out (R10.2)."""
+ENDINGS = ("discard", "meld", "lay_off", "block", "stalled")
+"""How a hand ends: the winner's last card left by a discard, meld or lay-off (R7); the stock ran out under
+block rummy (R12.3; a tie for the lowest hand value too, though it is stalled); or no one went out (R10.2)."""
+
+
+def endings(rules: Iterable[Rules]) -> tuple[str, ...]:
+    """Return the `ENDINGS` that hands played under these rules can have: a block only with ``stock_out: block``.
+
+    >>> endings([Rules()])
+    ('discard', 'meld', 'lay_off', 'stalled')
+    """
+    blocks = any(r.stock_out is StockOut.BLOCK for r in rules)
+    return tuple(e for e in ENDINGS if e != "block" or blocks)
 
 
 def _leaders(scores: np.ndarray) -> np.ndarray:
@@ -93,7 +105,8 @@ def hand_sums(hands: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
     hand_rows = hands[hands["seat"] == 0]
     frame["turns"] = hand_rows.groupby("game")["turns"].sum()
     codes = pd.Categorical(hand_rows["went_out_by"], categories=list(ENDINGS[:-1])).codes
-    ending = np.where(hand_rows["stalled"].to_numpy() | (codes < 0), len(ENDINGS) - 1, codes)
+    stalled = hand_rows["stalled"].to_numpy() & (codes != ENDINGS.index("block"))  # a blocked tie ends by a block
+    ending = np.where(stalled | (codes < 0), len(ENDINGS) - 1, codes)
     games, game_of = np.unique(hand_rows["game"].to_numpy(), return_inverse=True)
     k = len(ENDINGS)
     counts = np.bincount(game_of * k + ending, minlength=len(games) * k).reshape(-1, k)

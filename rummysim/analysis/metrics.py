@@ -27,11 +27,19 @@ from statsmodels.stats.proportion import multinomial_proportions_confint
 from rummysim.analysis.estimates import LEVEL, Estimate, ratio_estimates, wilson
 from rummysim.analysis.frames import ENDINGS
 
+
+def _ended_by(ending: str) -> str:
+    """Return an ending (`ENDINGS`) as the metric's description says it."""
+    if ending == "block":
+        return "a block (R12.3), a tie for the lowest hand value included"
+    return ending.replace("_", "-")
+
+
 RATIOS: dict[str, tuple[str, str, str]] = {
     # metric: (numerator column, denominator column, what it is)
     "points_per_hand": ("points", "hands", "points scored per hand (R8), stalled hands count 0"),
     "turns_per_hand": ("turns", "hands", "turns per hand, all seats"),
-    **{f"ended_by_{e}": (f"end_{e}", "hands", f"share of hands ended by {e.replace('_', '-')}") for e in ENDINGS},
+    **{f"ended_by_{e}": (f"end_{e}", "hands", f"share of hands ended by {_ended_by(e)}") for e in ENDINGS},
     "rummy_rate": ("rummies", "decided_hands", "share of decided hands won by going rummy (R8.3)"),
     "rummy_point_share": ("rummy_points", "points", "share of all points scored by rummy hands"),
     "hands_per_game": ("hands", "one", "hands per game (R11)"),

@@ -25,6 +25,7 @@ LABELS: dict[str, tuple[str, float, str]] = {
     "ended_by_discard": ("hands ended by a discard", 100.0, " pp"),
     "ended_by_meld": ("hands ended by a meld", 100.0, " pp"),
     "ended_by_lay_off": ("hands ended by a lay-off", 100.0, " pp"),
+    "ended_by_block": ("hands ended by a block (R12.3)", 100.0, " pp"),
     "ended_by_stalled": ("stalled hands (R10.2)", 100.0, " pp"),
     "rummy_rate": ("hands won by going rummy", 100.0, " pp"),
     "rummy_point_share": ("rummy's share of the points", 100.0, " pp"),

@@ -152,17 +152,25 @@ def hand_length(analysis: Analysis) -> Figure:
     )
 
 
+ENDING_COLORS = dict(zip(("discard", "meld", "lay_off", "stalled", "block"), COLORS, strict=False))
+"""Each ending's color: the same in every report (a block, R12.3, only where a condition plays it)."""
+
+
 def hand_endings(analysis: Analysis) -> Figure:
-    """How hands end: by discard, meld, lay-off (R7), or stalled (R10.2)."""
+    """How hands end: by discard, meld, lay-off (R7), a block (R12.3) where the rules have one, or stalled (R10.2)."""
     fig, ax = _figure()
     bottom = np.zeros(len(analysis.conditions))
-    for j, end in enumerate(ENDINGS):
+    shown = [end for end in ENDINGS if all(f"ended_by_{end}" in c.metrics for c in analysis.conditions)]
+    for end in shown:
         values = np.array([c.metrics[f"ended_by_{end}"].value for c in analysis.conditions]) * 100
-        ax.bar(range(len(values)), values, 0.6, bottom=bottom, label=end.replace("_", "-"), color=COLORS[j])
+        ax.bar(range(len(values)), values, 0.6, bottom=bottom, label=end.replace("_", "-"), color=ENDING_COLORS[end])
         bottom += values
     _condition_axis(ax, _names(analysis))
     ax.set_ylabel("share of hands, %")
-    ax.set_title("How hands end: the winner's last card left by ... (R7), or stalled (R10.2)")
+    if "block" in shown:
+        ax.set_title("How hands end: out by ... (R7), ended by a block (R12.3), or stalled (R10.2)")
+    else:
+        ax.set_title("How hands end: the winner's last card left by ... (R7), or stalled (R10.2)")
     handles, labels = ax.get_legend_handles_labels()
     _legend(fig, handles[::-1], labels[::-1])  # top to bottom, as the bars stack
     return fig

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rummysim.analysis import DESCRIPTIONS, Analysis, Estimate
-from rummysim.report.wording import num, p_text
+from rummysim.report.wording import num, p_text, settings_said
 from rummysim.specs import strategy_name
 
 GRID = (
@@ -50,11 +50,11 @@ def _interval(value: float, low: float, high: float, *, scale: float = 1.0, digi
 def conditions_table(analysis: Analysis) -> pd.DataFrame:
     """Return the conditions: players, the rules that differ from the first, games and hands."""
     experiment = analysis.experiment
-    base = experiment.conditions[0].rules.to_dict()
+    base = settings_said(experiment.conditions[0].rules.to_dict())
     rows = []
     for c in analysis.conditions:
         condition = experiment.condition(c.name)
-        rules = condition.rules.to_dict()
+        rules = settings_said(condition.rules.to_dict())
         changed = ", ".join(f"{k}={v}" for k, v in rules.items() if base.get(k) != v) or "as the first"
         players = ", ".join(strategy_name(str(p["strategy"])) for p in condition.players)
         rows.append({"condition": c.name, "players": players, "rules": changed, "games": c.games,

@@ -29,7 +29,7 @@ from rummysim.analysis.compare import Answer
 from rummysim.design import Condition
 from rummysim.measures import MEASURES, Measure, by_metric
 from rummysim.report.skill import direction
-from rummysim.report.wording import signed, significant
+from rummysim.report.wording import settings_said, signed, significant
 from rummysim.specs import strategy_label
 
 UNIT_WORDS = {"pp": "percentage points", "hands": "hands", "turns": "turns", "points": "points", "": "", "log": ""}
@@ -83,8 +83,11 @@ def rule_words(rules: Mapping[str, Any], *, base: Mapping[str, Any]) -> list[str
     ['aces high or low']
     >>> rule_words({"going_out": "discard", "n_players": 4}, base={"going_out": "any", "n_players": 3})
     ['going out only by a discard', '4 players']
+    >>> rule_words({}, base={"stock_out": "block"})
+    ['the stock rebuilt from the discards']
     """
     words = []
+    rules, base = settings_said(rules), settings_said(base)
     for key, value in rules.items():
         if base.get(key) == value:
             continue
@@ -104,6 +107,12 @@ def _setting_words(key: str, value: Any) -> str:
         ("ace", "low"): "aces low only", ("ace", "high_or_low"): "aces high or low",
         ("going_out", "any"): "going out by any play", ("going_out", "discard"): "going out only by a discard",
         ("rummy_multiplier", 1): "no bonus for going rummy", ("rummy_multiplier", 2): "going rummy doubling the points",
+        ("lay_off", "any"): "laying off at any time",
+        ("lay_off", "after_meld"): "laying off only after your first meld",
+        ("take_discard", "free"): "taking the discard freely",
+        ("take_discard", "must_use"): "taking the discard only to play it",
+        ("stock_out", "rebuild"): "the stock rebuilt from the discards",
+        ("stock_out", "block"): "block rummy (the hand ends when the stock runs out)",
     }  # fmt: skip
     if (key, value) in fixed:
         return fixed[key, value]

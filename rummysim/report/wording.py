@@ -7,19 +7,35 @@ every verdict itself is decided in `rummysim.analysis.compare.Verdict`, and only
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from rummysim.analysis import Comparison, Estimate
 from rummysim.analysis.compare import Verdict
 from rummysim.measures import MEASURES, by_metric
+from rummysim.rules import DEFAULTS, HOUSE_RULES
 
 EVENTS = {
     "points_per_hand": "points scored", "turns_per_hand": "turns", "hands_per_game": "hands",
     "ended_by_discard": "hands ended by a discard", "ended_by_meld": "hands ended by a meld",
-    "ended_by_lay_off": "hands ended by a lay-off", "ended_by_stalled": "stalled hands", "rummy_rate": "rummies",
+    "ended_by_lay_off": "hands ended by a lay-off", "ended_by_block": "hands ended by a block",
+    "ended_by_stalled": "stalled hands", "rummy_rate": "rummies",
     "rummy_point_share": "points from rummies", "lead_changes": "lead changes", "comeback_rate": "comebacks",
     "tied_games": "tied games", "stalled_games": "unfinished games",
 }  # fmt: skip
 """What each counted metric counts, for "no ... in either condition"."""
+
+
+def settings_said(rules: Mapping[str, Any]) -> dict[str, Any]:
+    """Return resolved settings (`Rules.to_dict`) with each house rule that is off at its default (R12).
+
+    `Rules.to_dict` leaves an unused house rule out, so two conditions that differ by one
+    would otherwise seem to agree on it.
+
+    >>> settings_said({"ace": "low"})
+    {'ace': 'low', 'lay_off': 'any', 'take_discard': 'free', 'stock_out': 'rebuild'}
+    """
+    return {**rules, **{key: DEFAULTS[key].value for key in HOUSE_RULES if key not in rules}}
 
 
 TINY = 1e-12
