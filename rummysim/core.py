@@ -16,7 +16,13 @@ absent (a target score, a number of hands) is -1 when it is.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Values = Union[Sequence[int], "np.ndarray"]
+"""Each seat's hand value: a list in the reference engine, an array in the compiled one."""
 
 NO_CARD = -1
 """No card: nothing was taken from the discard pile this turn."""
@@ -38,6 +44,48 @@ def left_of(seat: int, n_players: int) -> int:
 def stock_after_deal(n_players: int, n_dealt: int) -> int:
     """Return the cards left in the stock once the holdings and the upcard are dealt (R3.2, R3.3)."""
     return 52 - n_players * n_dealt - 1
+
+
+# -- melds (R5, R9.1) ----------------------------------------------------------------------
+LANE = (1 << 13) - 1
+"""One suit's 13 ranks: the bits of a suit's lane in a card mask."""
+
+
+def card_count(cards: int) -> int:
+    """Return how many cards a mask holds."""
+    count = 0
+    while cards:
+        cards &= cards - 1
+        count += 1
+    return count
+
+
+def _unbroken(bits: int) -> bool:
+    """Return whether a non-empty set of bits is one unbroken run."""
+    bits //= bits & -bits  # shifted down to its lowest bit
+    return bits & (bits + 1) == 0
+
+
+def is_meld(cards: int, ace_high: bool) -> bool:
+    """Return whether cards form a meld: a group of 3-4 of a rank (R5.1) or a sequence of 3+ in a suit (R5.2).
+
+    The ace stands below the two (R5.3) or, with `ace_high`, also above the king (R9.1), never
+    both in one sequence (no K-A-2).
+    """
+    if cards <= 0 or cards >> 52 or card_count(cards) < 3:
+        return False
+    ranks = (cards | cards >> 13 | cards >> 26 | cards >> 39) & LANE
+    if ranks & (ranks - 1) == 0:
+        return True  # one rank: a group of 3 or 4 (a rank has four cards)
+    for suit in range(4):
+        lane = (cards >> (13 * suit)) & LANE
+        if lane:
+            if lane << (13 * suit) != cards:
+                return False  # cards of two suits and two ranks
+            if _unbroken(lane):
+                return True
+            return ace_high and lane & 1 == 1 and _unbroken(lane >> 1 | 1 << 12)  # ..Q-K-A (R9.1)
+    return False
 
 
 # -- the draw (R4.1, R4.6, R4.8, R10, R12.3) ------------------------------------------------
@@ -109,7 +157,7 @@ def went_rummy(melded_before: bool) -> bool:
     return not melded_before
 
 
-def out_points(values: Sequence[int], rummy: bool, rummy_multiplier: int) -> int:
+def out_points(values: Values, rummy: bool, rummy_multiplier: int) -> int:
     """Return what the seat that went out scores: the points every other seat holds, doubled for rummy (R8).
 
     `values` are the seats' hand values (R8.2, R9.2); the winner's own is 0.
@@ -120,7 +168,7 @@ def out_points(values: Sequence[int], rummy: bool, rummy_multiplier: int) -> int
     return total * rummy_multiplier if rummy else total
 
 
-def block_winner(values: Sequence[int]) -> int:
+def block_winner(values: Values) -> int:
     """Return the one seat with the lowest hand value when a hand is blocked, or -1 for a tie (R12.3)."""
     best, winner = -1, -1
     for seat in range(len(values)):
@@ -131,7 +179,7 @@ def block_winner(values: Sequence[int]) -> int:
     return winner
 
 
-def block_points(values: Sequence[int], winner: int) -> int:
+def block_points(values: Values, winner: int) -> int:
     """Return what the winner of a blocked hand scores: each other seat's hand value less its own (R12.3)."""
     total = 0
     for value in values:
@@ -153,8 +201,8 @@ def game_over(top_score: int, hands: int, stalled_in_a_row: int, target_score: i
 
 
 RULES: tuple[Callable[..., Any], ...] = (
-    dealt_to, left_of, stock_after_deal, may_take_discard, blocked, may_rebuild, out_of_turns, may_lay_off,
-    leaves_legal_holding, keeps_taken, discardable, may_discard, went_rummy, out_points, block_winner,
-    block_points, game_over,
+    dealt_to, left_of, stock_after_deal, card_count, _unbroken, is_meld, may_take_discard, blocked, may_rebuild,
+    out_of_turns, may_lay_off, leaves_legal_holding, keeps_taken, discardable, may_discard, went_rummy, out_points,
+    block_winner, block_points, game_over,
 )  # fmt: skip
 """Every function of the core: what `rummysim.compiled` registers with numba."""

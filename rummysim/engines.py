@@ -20,7 +20,6 @@ from typing import NamedTuple
 import rummysim.compiled as compiled
 from rummysim.design import Condition, Experiment
 from rummysim.errors import ConfigError
-from rummysim.rules import HOUSE_RULES
 from rummysim.specs import strategy_label
 from rummysim.strategies import check_strategy
 from rummysim.strategies.registry import is_builtin
@@ -46,9 +45,6 @@ def needs_reference(experiment: Experiment, condition: Condition, *, trace: bool
         return "time_limit times decisions on the reference engine"
     if experiment.isolates(condition):
         return "isolate seals plug-in bots on the reference engine"
-    house = [name for name in HOUSE_RULES if name in condition.rules.changes()]
-    if house:
-        return f"the house rules ({', '.join(house)}) play on the reference engine for now"
     for spec in condition.players:
         cls, _ = check_strategy(spec)
         if not (is_builtin(cls) and cls.name in compiled.TWINS):
@@ -96,7 +92,5 @@ def playouts_of(condition: Condition, *, load: bool = True) -> str | None:
     """
     if not any(check_strategy(spec)[0].searches for spec in condition.players):
         return None
-    if any(name in condition.rules.changes() for name in HOUSE_RULES):
-        return "python"  # the compiled playouts learn the house rules next
     ready = compiled.playout_rewards() is not None if load else compiled.why_not_loadable() is None
     return "compiled" if ready else "python"

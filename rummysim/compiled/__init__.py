@@ -34,10 +34,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
+from rummysim.compiled.layout import POLICIES
 from rummysim.strategies import rollout
 
-TWINS = ("uniform", "greedy", "rummy_hunter", "cautious")
-"""The built-in bots the compiled engine plays."""
+TWINS = POLICIES
+"""The built-in bots the compiled engine plays (`rummysim.compiled.layout.POLICIES`)."""
 SWITCH = "RUMMYSIM_COMPILED"
 """Environment variable: ``0`` switches the compiled engine off."""
 
@@ -59,7 +60,7 @@ def cache_dir() -> Path:
     """Return the folder of the compiled kernels: the user's cache, one folder per source and numba version."""
     import numba
 
-    sources = sorted(Path(__file__).parent.glob("*.py"))
+    sources = [*sorted(Path(__file__).parent.glob("*.py")), Path(__file__).parent.parent / "core.py"]
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.name.encode() + path.read_bytes())

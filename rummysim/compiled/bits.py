@@ -13,9 +13,13 @@ from typing import Any, TypeVar
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
+from numba.extending import intrinsic, register_jitable
 
+import rummysim.core as core
 from rummysim.seeding import _MIX1, _MIX2, GOLDEN
+
+for _rule in core.RULES:  # the rules core, compiled into every kernel that calls it (rummysim.core)
+    register_jitable(_rule)
 
 _G = np.uint64(GOLDEN)
 _M1, _M2 = np.uint64(_MIX1), np.uint64(_MIX2)

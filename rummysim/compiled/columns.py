@@ -19,28 +19,13 @@ from numba import njit
 from rummysim.cards import CODES
 from rummysim.compiled.arrange import Tables
 from rummysim.compiled.bits import popcount
-from rummysim.compiled.game import GAME_COLUMNS, HAND_COLUMNS, WENT_OUT_BY, play_games
-from rummysim.compiled.policies import CAUTIOUS, GREEDY, RUMMY_HUNTER, UNIFORM
-from rummysim.rules import Ace, GoingOut, Rules
+from rummysim.compiled.game import play_games
+from rummysim.compiled.layout import GAME_COLUMNS, HAND_COLUMNS, PARAMS, POLICIES, UNIFORM, WENT_OUT_BY, settings_array
+from rummysim.rules import Ace, Rules
 from rummysim.seeding import root, strategy_rng, stream_key
 from rummysim.specs import Spec, strategy_label
 from rummysim.strategies import make_strategy
 from rummysim.tables import SCHEMAS
-
-POLICIES = {"uniform": UNIFORM, "greedy": GREEDY, "rummy_hunter": RUMMY_HUNTER, "cautious": CAUTIOUS}
-"""The built-in bots with a compiled twin, by name."""
-PARAMS = ("patience", "danger", "caution", "blind", "hope")
-"""A compiled seat's parameters, in `rummysim.compiled.policies` order."""
-
-
-def rules_array(rules: Rules) -> np.ndarray:
-    """Return the settings the kernels read, in `rummysim.compiled.state`'s order (-1 for None)."""
-    values = [
-        rules.n_players, rules.n_dealt, rules.ace_value, rules.going_out is GoingOut.DISCARD, rules.rummy_multiplier,
-        -1 if rules.target_score is None else rules.target_score, -1 if rules.max_hands is None else rules.max_hands,
-        rules.stall_after_rebuilds, rules.stall_after_turns, rules.stall_after_hands,
-    ]  # fmt: skip
-    return np.array(values, np.int64)
 
 
 @cache
@@ -54,7 +39,7 @@ def lineup_arrays(players: Sequence[Spec]) -> tuple[np.ndarray, np.ndarray]:
     codes, params = [], []
     for spec in players:
         bot = make_strategy(spec, rng=np.random.default_rng(0))
-        codes.append(POLICIES[bot.name])
+        codes.append(POLICIES.index(bot.name))
         made = {**dict.fromkeys(PARAMS, 0.0), **bot.params}
         params.append([float(made[p]) for p in PARAMS])
     return np.array(codes, np.int64), np.array(params, np.float64)
@@ -132,7 +117,7 @@ def play_chunk_tables(
     codes, params = lineup_arrays(players)
     keys = stream_keys(players, codes, seed=seed, start=start, stop=stop)
     hands, games = play_games(
-        tables_of(rules), rules_array(rules), codes, params, np.uint64(root(seed)), start, stop, keys, audit
+        tables_of(rules), settings_array(rules), codes, params, np.uint64(root(seed)), start, stop, keys, audit
     )
     labels = [strategy_label(p) for p in players]
     return to_tables(condition, labels, hands, games), hands.shape[0] // rules.n_players

@@ -14,10 +14,60 @@ from numba import njit
 
 from rummysim.compiled.arrange import Tables, points
 from rummysim.compiled.bits import below, derive, draw, kernel, popcount, shuffle
-from rummysim.compiled.policies import (
+from rummysim.compiled.layout import (
+    ACE,
+    CARDS_DEALT,
     CAUTIOUS,
+    G_FIRST_DEALER,
+    G_GAME,
+    G_HANDS_WON,
+    G_N_HANDS,
+    G_N_STALLED,
+    G_SCORE,
+    G_SEAT,
+    G_STALLED,
+    G_STRATEGY,
+    G_TIED,
+    G_WON,
+    GAME_COLUMNS,
+    GOING_OUT,
+    H_DEALER,
+    H_GAME,
+    H_HAND,
+    H_HOLDING_END,
+    H_HOLDING_POINTS,
+    H_MULTIPLIER,
+    H_N_REBUILDS,
+    H_POINTS,
+    H_POSITION,
+    H_SCORE,
+    H_SEAT,
+    H_STALLED,
+    H_STRATEGY,
+    H_TURNS,
+    H_WENT_OUT_BY,
+    H_WENT_RUMMY,
+    H_WON,
+    HAND_COLUMNS,
+    LAY_OFF,
+    MAX_HANDS,
+    N_PLAYERS,
+    OUT_BY_BLOCK,
+    OUT_BY_DISCARD,
+    OUT_BY_LAY_OFF,
+    OUT_BY_MELD,
     RUMMY_HUNTER,
+    RUMMY_MULTIPLIER,
+    STALL_AFTER_HANDS,
+    STALL_AFTER_REBUILDS,
+    STALL_AFTER_TURNS,
+    STOCK_OUT,
+    TAKE_DISCARD,
+    TARGET_SCORE,
     UNIFORM,
+    WENT_OUT_BY,
+)
+from rummysim.compiled.policies import (
     cautious_discard,
     greedy_discard,
     greedy_draw,
@@ -27,56 +77,43 @@ from rummysim.compiled.policies import (
     uniform_draw,
     uniform_plays,
 )
-from rummysim.compiled.state import (
-    DRAWN,
-    MAX_HANDS,
-    MELDS,
-    N_DEALT,
-    N_PLAYERS,
-    PILE,
-    REBUILDS,
-    RUMMY_MULTIPLIER,
-    SEEN,
-    STALL_AFTER_HANDS,
-    STALL_AFTER_REBUILDS,
-    STALL_AFTER_TURNS,
-    STOCK,
-    TAKEN,
-    TARGET_SCORE,
-    TURN,
-    Hand,
-    apply_play,
-    new_hand,
+from rummysim.compiled.state import DRAWN, MELDS, PILE, REBUILDS, SEEN, STOCK, TAKEN, TURN, Hand, apply_play, new_hand
+from rummysim.core import (
+    block_points,
+    block_winner,
+    blocked,
+    dealt_to,
+    game_over,
+    is_meld,
+    keeps_taken,
+    leaves_legal_holding,
+    left_of,
+    may_discard,
+    may_lay_off,
+    may_rebuild,
+    may_take_discard,
+    out_points,
+    stock_after_deal,
 )
 from rummysim.seeding import GAME, HAND
 
-HAND_COLUMNS = (
-    "game", "hand", "seat", "strategy", "dealer", "position", "won", "points", "score", "went_out_by",
-    "went_rummy", "multiplier", "stalled", "turns", "n_rebuilds", "holding_end", "holding_points",
-)  # fmt: skip
-"""The columns of `play_games`'s hand rows: `HandRecord`'s fields, with the lineup index for
-``strategy``, a code for ``went_out_by`` (`WENT_OUT_BY`) and a mask for ``holding_end``."""
-GAME_COLUMNS = (
-    "game", "seat", "strategy", "score", "won", "tied", "n_hands", "hands_won", "n_stalled", "first_dealer", "stalled",
-)  # fmt: skip
-"""The columns of `play_games`'s game rows: `GameRecord`'s fields, with the lineup index for ``strategy``."""
-WENT_OUT_BY = (None, "discard", "meld", "lay_off")
-"""``went_out_by`` codes: 0 for a stalled hand, then `rummysim.moves.WentOutBy` (R7.1)."""
-_DISCARD, _MELD, _LAY_OFF = 1, 2, 3
-_STALLED = -1
+__all__ = ["GAME_COLUMNS", "HAND_COLUMNS", "WENT_OUT_BY", "play_games"]
+
+_STALLED, _BLOCKED = -1, -2
+"""What `_turn` returns when the hand stalls (R10.2) or is blocked (R12.3)."""
 
 
 @kernel()
 def _deal(rules: np.ndarray, h: Hand, dealer: int, key: np.uint64) -> None:
     """`rummysim.dealing.deal` (R3.1-R3.3) into a fresh hand; the stock's top is its last card."""
-    n, k = rules[N_PLAYERS], rules[N_DEALT]
+    n, k = rules[N_PLAYERS], rules[CARDS_DEALT]
     deck = h.deck
     for card in range(52):
         deck[card] = card
     shuffle(derive(key, 0), deck, 52)
     h.holdings[:] = 0
     for i in range(n * k):
-        h.holdings[(dealer + 1 + i) % n] |= 1 << deck[i]
+        h.holdings[dealt_to(i, dealer, n)] |= 1 << deck[i]
     for seat in range(n):
         h.sizes[seat] = k
     h.has_melded[:] = 0
@@ -84,7 +121,7 @@ def _deal(rules: np.ndarray, h: Hand, dealer: int, key: np.uint64) -> None:
     h.counts[:] = 0
     h.pile[0] = deck[n * k]
     h.counts[PILE] = 1
-    m = 52 - n * k - 1
+    m = stock_after_deal(n, k)
     for j in range(m):
         h.stock[j] = deck[51 - j]
     h.counts[STOCK] = m
@@ -95,9 +132,9 @@ def _deal(rules: np.ndarray, h: Hand, dealer: int, key: np.uint64) -> None:
 @kernel()
 def rebuild_stock(rules: np.ndarray, h: Hand, key: np.uint64) -> bool:
     """Shuffle the discard pile but its top card into a new stock; False if the hand stalls (R10.1, R10.2)."""
-    m = h.counts[PILE] - 1
-    if m < 1 or h.counts[REBUILDS] >= rules[STALL_AFTER_REBUILDS]:
+    if not may_rebuild(h.counts[PILE], h.counts[REBUILDS], rules[STALL_AFTER_REBUILDS]):
         return False
+    m = h.counts[PILE] - 1
     for i in range(m):  # a loop: slices would copy (no allocations here)
         h.stock[i] = h.pile[i]
     shuffle(derive(key, 1 + h.counts[REBUILDS]), h.stock, m)
@@ -120,8 +157,8 @@ def draw_card(rules: np.ndarray, h: Hand, seat: int, take: bool, key: np.uint64)
         card = h.pile[h.counts[PILE]]
         h.counts[TAKEN] = card
     else:
-        if not h.counts[STOCK] and not rebuild_stock(rules, h, key):
-            return -1
+        if not h.counts[STOCK] and (rules[STOCK_OUT] == 1 or not rebuild_stock(rules, h, key)):
+            return -1  # R12.3 ends the hand before an empty stock is drawn from; R10.2 stalls it
         h.counts[STOCK] -= 1
         card = h.stock[h.counts[STOCK]]
     h.holdings[seat] |= 1 << card
@@ -149,10 +186,46 @@ def check_cards(h: Hand) -> None:
 
 
 @kernel()
+def _check_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, n: int) -> None:
+    """Raise unless a compiled bot's plays in ``h.plays[:n]`` are legal now, by the rules core (R4.2-R4.7, R5-R7, R12).
+
+    The reference engine checks a Python bot's answers the same way (`rummysim.table.apply_plays`).
+    """
+    holding, taken = h.holdings[seat], h.counts[TAKEN]
+    melded, after_meld = h.has_melded[seat] == 1, rules[LAY_OFF] == 1
+    n_melds = h.counts[MELDS]
+    for i in range(n):
+        kind, cards, meld = h.plays[i, 0], h.plays[i, 1], h.plays[i, 2]
+        if kind == 0:
+            if cards & holding != cards or not is_meld(cards, rules[ACE] == 1):
+                raise AssertionError("a compiled bot melded cards that are not a meld in its holding (R4.2, R5)")
+            holding ^= cards
+            n_melds += 1
+            melded = True
+        else:
+            if not 0 <= cards < 52 or not holding >> cards & 1 or not 0 <= meld < n_melds:
+                raise AssertionError("a compiled bot laid off a card it does not hold or on no meld (R6.1)")
+            if not may_lay_off(melded, after_meld):
+                raise AssertionError("a compiled bot laid off before melding under lay_off: after_meld (R12.1)")
+            holding ^= 1 << cards
+    if not leaves_legal_holding(holding, n, rules[GOING_OUT] == 1, taken):
+        raise AssertionError("a compiled bot's plays leave a holding the rules forbid (R4.7, R7.2)")
+    if keeps_taken(holding, taken, rules[TAKE_DISCARD] == 1):
+        raise AssertionError("a compiled bot kept the card it took from the discard pile (R12.2)")
+
+
+@kernel()
 def _turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, policy: int, params: np.ndarray, key: np.uint64) -> int:
-    """Play one turn (R4); return how the seat went out (`WENT_OUT_BY` code), 0, or `_STALLED`."""
+    """Play one turn (R4); return how the seat went out (`WENT_OUT_BY` code), 0, `_STALLED` or `_BLOCKED`.
+
+    Every move of the compiled bot is checked against the rules core before it is made.
+    """
+    if blocked(h.counts[STOCK], rules[STOCK_OUT] == 1):  # R12.3, at the start of every turn
+        return _BLOCKED
     h.counts[DRAWN] = h.counts[TAKEN] = -1
-    takes = uniform_draw(h, seat) if policy == UNIFORM else greedy_draw(tb, h, seat)
+    takes = uniform_draw(tb, rules, h, seat) if policy == UNIFORM else greedy_draw(tb, rules, h, seat)
+    if takes and not may_take_discard(h.counts[PILE]):
+        raise AssertionError("a compiled bot took from an empty discard pile (R4.6)")
     card = draw_card(rules, h, seat, takes, key)
     if card < 0:
         return _STALLED
@@ -165,27 +238,30 @@ def _turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, policy: int, params
     elif policy == RUMMY_HUNTER:
         n = hunter_plays(tb, rules, h, seat, params)
     else:
-        n = plan_plays(tb, rules, h, seat)[0]
+        n = plan_plays(tb, rules, h, h.holdings[seat], h.counts[TAKEN], h.has_melded[seat] == 1)[0]
+    _check_plays(tb, rules, h, seat, n)
     if n:  # R4.2, R5, R6
         for i in range(n):
             apply_play(tb, h, seat, h.plays[i, 0], h.plays[i, 1], h.plays[i, 2])
         h.has_melded[seat] = 1
         h.sizes[seat] = popcount(h.holdings[seat])
         if not h.holdings[seat]:
-            return _MELD if h.plays[n - 1, 0] == 0 else _LAY_OFF
+            return OUT_BY_MELD if h.plays[n - 1, 0] == 0 else OUT_BY_LAY_OFF
     if policy == UNIFORM:
         card = uniform_discard(h, seat)
     elif policy == CAUTIOUS:
         card = cautious_discard(tb, h, seat, params)
     else:
         card = greedy_discard(tb, h, seat)
+    if not may_discard(card, h.holdings[seat], h.counts[TAKEN]):
+        raise AssertionError("a compiled bot discarded a card it may not (R4.3, R4.5)")
     h.holdings[seat] ^= 1 << card  # R4.3
     h.sizes[seat] -= 1
     h.pile[h.counts[PILE]] = card
     h.counts[PILE] += 1
     h.counts[SEEN] |= 1 << card
     h.known[seat] &= ~(1 << card)
-    return 0 if h.holdings[seat] else _DISCARD
+    return 0 if h.holdings[seat] else OUT_BY_DISCARD
 
 
 @kernel()
@@ -199,24 +275,27 @@ def play_hand(
     key: np.uint64,
     audit: bool,
 ) -> tuple[int, int, bool]:
-    """Play one hand (R3-R10); return (winner or -1, `WENT_OUT_BY` code, went rummy).
+    """Play one hand (R3-R10, R12.3); return (winner or -1, `WENT_OUT_BY` code, went rummy).
 
-    `audit` checks after every turn that each card is in exactly one place (`check_cards`).
+    A blocked hand returns (-1, the block's code, False): `play_games` scores it. `audit`
+    checks after every turn that each card is in exactly one place (`check_cards`).
     """
     n = rules[N_PLAYERS]
     _deal(rules, h, dealer, key)
-    seat = (dealer + 1) % n
-    while h.counts[TURN] < rules[STALL_AFTER_TURNS]:
+    seat = left_of(dealer, n)
+    while h.counts[TURN] < rules[STALL_AFTER_TURNS]:  # core.out_of_turns, as the loop's test
         melded_before = h.has_melded[seat]
         out = _turn(tb, rules, h, seat, policies[seat], params[seat], key)
         if audit:
             check_cards(h)
         if out == _STALLED:
             break
+        if out == _BLOCKED:
+            return -1, OUT_BY_BLOCK, False
         h.counts[TURN] += 1
         if out:
             return seat, out, not melded_before
-        seat = (seat + 1) % n
+        seat = left_of(seat, n)
     return -1, 0, False
 
 
@@ -266,21 +345,24 @@ def play_games(
         hand = stalled_in_a_row = n_stalled = 0
         while True:
             winner, how, rummy = play_hand(tb, rules, h, policies, params, dealer, derive(game_key, hand), audit)
-            left = 0
             for seat in range(n):
-                left += points(tb, h.holdings[seat])
+                h.values[seat] = points(tb, h.holdings[seat])
             multiplier = rules[RUMMY_MULTIPLIER] if rummy else 1
-            gained = left * multiplier if winner >= 0 else 0
+            if how == OUT_BY_BLOCK:  # the lowest hand value wins the differences; a tie, nothing (R12.3)
+                winner = block_winner(h.values)
+                gained = block_points(h.values, winner) if winner >= 0 else 0
+            else:
+                gained = out_points(h.values, rummy, rules[RUMMY_MULTIPLIER]) if winner >= 0 else 0
             hands = _grow(hands, row + n)
             for seat in range(n):
                 r = hands[row + seat]
-                r[0], r[1], r[2], r[3], r[4] = game, hand, seat, labels[seat], dealer
-                r[5], r[6] = (seat - dealer - 1) % n, seat == winner
-                r[7] = gained if seat == winner else 0
-                r[8] = scores[seat] + r[7]
-                r[9], r[10], r[11], r[12] = how, rummy, multiplier, winner < 0
-                r[13], r[14], r[15] = h.counts[TURN], h.counts[REBUILDS], h.holdings[seat]
-                r[16] = points(tb, h.holdings[seat])
+                r[H_GAME], r[H_HAND], r[H_SEAT], r[H_STRATEGY], r[H_DEALER] = game, hand, seat, labels[seat], dealer
+                r[H_POSITION], r[H_WON] = (seat - dealer - 1) % n, seat == winner
+                r[H_POINTS] = gained if seat == winner else 0
+                r[H_SCORE] = scores[seat] + r[H_POINTS]
+                r[H_WENT_OUT_BY], r[H_WENT_RUMMY], r[H_MULTIPLIER], r[H_STALLED] = how, rummy, multiplier, winner < 0
+                r[H_TURNS], r[H_N_REBUILDS], r[H_HOLDING_END] = h.counts[TURN], h.counts[REBUILDS], h.holdings[seat]
+                r[H_HOLDING_POINTS] = h.values[seat]
             row += n
             hand += 1
             if winner >= 0:
@@ -290,10 +372,9 @@ def play_games(
             else:
                 n_stalled += 1
                 stalled_in_a_row += 1
-            dealer = (dealer + 1) % n
-            if rules[TARGET_SCORE] >= 0 and scores.max() >= rules[TARGET_SCORE]:
-                break
-            if (rules[MAX_HANDS] >= 0 and hand >= rules[MAX_HANDS]) or stalled_in_a_row >= rules[STALL_AFTER_HANDS]:
+            dealer = left_of(dealer, n)
+            if game_over(scores.max(), hand, stalled_in_a_row, rules[TARGET_SCORE], rules[MAX_HANDS],
+                         rules[STALL_AFTER_HANDS]):  # fmt: skip
                 break
         finished = stalled_in_a_row < rules[STALL_AFTER_HANDS]
         top = scores.max()
@@ -303,7 +384,8 @@ def play_games(
         for seat in range(n):
             g = games[(game - start) * n + seat]
             leader = finished and scores[seat] == top
-            g[0], g[1], g[2], g[3] = game, seat, labels[seat], scores[seat]
-            g[4], g[5] = leader and n_top == 1, leader and n_top > 1
-            g[6], g[7], g[8], g[9], g[10] = hand, won[seat], n_stalled, first_dealer, not finished
+            g[G_GAME], g[G_SEAT], g[G_STRATEGY], g[G_SCORE] = game, seat, labels[seat], scores[seat]
+            g[G_WON], g[G_TIED] = leader and n_top == 1, leader and n_top > 1
+            g[G_N_HANDS], g[G_HANDS_WON], g[G_N_STALLED] = hand, won[seat], n_stalled
+            g[G_FIRST_DEALER], g[G_STALLED] = first_dealer, not finished
     return hands[:row], games

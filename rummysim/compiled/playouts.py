@@ -18,14 +18,14 @@ from numba import njit
 
 from rummysim.compiled.arrange import Tables, points
 from rummysim.compiled.bits import kernel, popcount
-from rummysim.compiled.columns import rules_array, tables_of
+from rummysim.compiled.columns import tables_of
 from rummysim.compiled.game import draw_card
+from rummysim.compiled.layout import RUMMY_MULTIPLIER, STOCK_OUT, settings_array
 from rummysim.compiled.policies import greedy_discard, greedy_draw, hopeful_discard, plan_plays
 from rummysim.compiled.state import (
     MELDS,
     PILE,
     REBUILDS,
-    RUMMY_MULTIPLIER,
     STOCK,
     TAKEN,
     Hand,
@@ -34,6 +34,7 @@ from rummysim.compiled.state import (
     new_hand,
     pile_mask,
 )
+from rummysim.core import block_points, block_winner, blocked, out_points
 from rummysim.dealing import deal
 from rummysim.rules import Rules
 from rummysim.strategies.rollout import DISCARD, DRAW, Decision, Position
@@ -44,10 +45,21 @@ FULL_DECK = (1 << 52) - 1
 @kernel()
 def _score(tb: Tables, h: Hand, winner: int, me: int, rummy: bool, multiplier: int) -> float:
     """`rollout.score`: +points if I went out, -points if another seat did (R8)."""
-    left = 0
-    for mask in h.holdings:
-        left += points(tb, mask)
-    won = left * multiplier if rummy else left
+    for seat in range(h.holdings.size):
+        h.values[seat] = points(tb, h.holdings[seat])
+    won = out_points(h.values, rummy, multiplier)
+    return float(won if winner == me else -won)
+
+
+@kernel()
+def _block_score(tb: Tables, h: Hand, me: int) -> float:
+    """`rollout.block_score`: the lowest hand value wins the differences (R12.3); 0 for a tie."""
+    for seat in range(h.holdings.size):
+        h.values[seat] = points(tb, h.holdings[seat])
+    winner = block_winner(h.values)
+    if winner < 0:
+        return 0.0
+    won = block_points(h.values, winner)
     return float(won if winner == me else -won)
 
 
@@ -66,7 +78,7 @@ def _cut_off(tb: Tables, h: Hand, me: int) -> float:
 @kernel()
 def _finish_turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, melded_before: bool, hope: float) -> int:
     """`rollout.finish_turn`: greedy's plays, then its discard (hopeful if `hope`); -1 if still in, else rummy."""
-    n = plan_plays(tb, rules, h, seat)[0]
+    n = plan_plays(tb, rules, h, h.holdings[seat], h.counts[TAKEN], melded_before)[0]
     if n:
         for i in range(n):
             apply_play(tb, h, seat, h.plays[i, 0], h.plays[i, 1], h.plays[i, 2])
@@ -93,8 +105,11 @@ def _playout(
 ) -> float:
     """`rollout.playout`: the hand played on from `seat`'s draw by greedy for every seat; my reward."""
     n = h.holdings.size
+    block = rules[STOCK_OUT] == 1
     for _ in range(depth):
-        take = greedy_draw(tb, h, seat)
+        if blocked(h.counts[STOCK], block):
+            return _block_score(tb, h, me)
+        take = greedy_draw(tb, rules, h, seat)
         card = draw_card(rules, h, seat, take, key)
         if card < 0:
             return 0.0
@@ -176,7 +191,7 @@ def rewards(positions: Sequence[Position], decision: Decision, rules: Rules) -> 
         cards[s, : len(row)] = row
         sizes[s] = len(p.stock), len(p.discard_pile), len(p.table), p.n_rebuilds
     return judge(
-        tables_of(rules), rules_array(rules), cards, sizes,
+        tables_of(rules), settings_array(rules), cards, sizes,
         np.array([p.has_melded for p in positions], np.int64).reshape(len(positions), n),
         np.array([p.key for p in positions], np.uint64), decision.me, decision.kind,
         np.array(decision.options, np.int64), decision.melded, decision.depth, decision.hope, decision.later_hope,

@@ -13,51 +13,75 @@ import numpy as np
 
 from rummysim.compiled.arrange import Tables, arrange, deadwood, deadwood_cards, has_meld, in_meld
 from rummysim.compiled.bits import below, draw, kernel, lowest, popcount
+from rummysim.compiled.layout import (
+    BLIND,
+    CAUTION,
+    DANGER,
+    GOING_OUT,
+    HOPE,
+    LAY_OFF,
+    PATIENCE,
+    STOCK_OUT,
+    TAKE_DISCARD,
+)
 from rummysim.compiled.state import (
-    DISCARD_TO_GO_OUT,
-    PILE,
     SEEN,
+    STOCK,
     TAKEN,
     TURN,
     Hand,
     copy_table,
     lay_off_fits,
-    leaves_legal_holding,
     pile_mask,
     table_fits,
     top_discard,
 )
+from rummysim.core import leaves_legal_holding, may_lay_off
 
-UNIFORM, GREEDY, RUMMY_HUNTER, CAUTIOUS = range(4)
-"""Policy codes, in `rummysim.compiled.POLICIES` order."""
-PATIENCE, DANGER, CAUTION, BLIND, HOPE = range(5)
-"""Indices into a seat's parameters."""
 FULL_DECK = (1 << 52) - 1
 
 
 # -- greedy (rummysim.strategies.greedy) ------------------------------------------------------
 @kernel(inline=True)
-def greedy_draw(tb: Tables, h: Hand, seat: int) -> bool:
-    """`Greedy.draw`: True to take the top discard (it lays off or lowers the least deadwood)."""
-    top = top_discard(h)
-    if top < 0:
-        return False
-    holding = h.holdings[seat]
-    if table_fits(h) >> top & 1:
-        return True
+def _lowers(tb: Tables, h: Hand, holding: int, top: int) -> bool:
+    """`Arranger.lowers`: whether `top` lowers the holding's least deadwood."""
     with_top = holding | 1 << top
-    if not in_meld(tb, top, with_top):  # then it only adds its points (Arranger.lowers)
+    if not in_meld(tb, top, with_top):  # then it only adds its points
         return False
     return deadwood(tb, with_top, h.scratch) < deadwood(tb, holding, h.scratch)
 
 
 @kernel(inline=True)
-def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[int, int]:
-    """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off."""
-    if not fits & holding and not has_meld(tb, holding):
+def greedy_draw(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> bool:
+    """`greedy.takes_discard`: True to take the top discard (it lays off or lowers the least deadwood).
+
+    A lay-off counts only where the seat may lay off (R12.1); under ``must_use`` it takes the
+    card only if its plays would play it (`greedy.plays_taken`, R12.2).
+    """
+    top = top_discard(h)
+    if top < 0:
+        return False
+    holding, melded = h.holdings[seat], h.has_melded[seat] == 1
+    lays_off = may_lay_off(melded, rules[LAY_OFF] == 1)
+    if not ((lays_off and table_fits(h) >> top & 1) or _lowers(tb, h, holding, top)):
+        return False
+    if rules[TAKE_DISCARD] == 0:
+        return True
+    left = plan_plays(tb, rules, h, holding | 1 << top, top, melded)[1]
+    return not left >> top & 1
+
+
+@kernel(inline=True)
+def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int, lays_off: bool) -> tuple[int, int]:
+    """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off.
+
+    Without `lays_off` (R12.1) it lays off only after a meld of its own.
+    """
+    table_fits = fits if lays_off else 0
+    if not table_fits & holding and not has_meld(tb, holding):
         return 0, holding  # no meld within it: the arrangement would have none (Arranger.has_meld)
     dead, _, n_melds = arrange(tb, holding, h.scratch)
-    if not n_melds and not fits & holding:
+    if not n_melds and not table_fits & holding:
         return 0, holding
     n_ext = copy_table(h)
     for i in range(n_melds):
@@ -84,22 +108,22 @@ def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int) -> tuple[i
 
 
 @kernel(inline=True)
-def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> tuple[int, int]:
+def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, holding: int, taken: int, melded: bool) -> tuple[int, int]:
     """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
-    holding, taken = h.holdings[seat], h.counts[TAKEN]
-    discard_only = rules[DISCARD_TO_GO_OUT] == 1
+    discard_only = rules[GOING_OUT] == 1
+    lays_off = may_lay_off(melded, rules[LAY_OFF] == 1)
     fits = table_fits(h)
-    n, left = _melds_and_lay_offs(tb, h, holding, fits)
+    n, left = _melds_and_lay_offs(tb, h, holding, fits, lays_off)
     if not left and n and not leaves_legal_holding(0, 1, discard_only, taken):
         rest = holding
         while rest:  # hold back one card, the highest by (points, card) first (greedy's order)
             card = _highest_by_points(tb, rest)
             rest ^= 1 << card
             if card != taken:
-                n_held, held_left = _melds_and_lay_offs(tb, h, holding ^ 1 << card, fits)
+                n_held, held_left = _melds_and_lay_offs(tb, h, holding ^ 1 << card, fits, lays_off)
                 if not held_left:
                     return n_held, 1 << card
-        n, left = _melds_and_lay_offs(tb, h, holding, fits)
+        n, left = _melds_and_lay_offs(tb, h, holding, fits, lays_off)
     while n and not leaves_legal_holding(left, n, discard_only, taken):
         n -= 1
         left |= h.plays[n, 1] if h.plays[n, 0] == 0 else 1 << h.plays[n, 1]
@@ -153,11 +177,18 @@ def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
 # -- rummy_hunter (rummysim.strategies.rummy_hunter) --------------------------------------------
 @kernel(inline=True)
 def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.ndarray) -> int:
-    """`rummy_hunter.hunting_plays`: greedy's plays, or none while hunting unless out this turn (R8.3)."""
-    n, left = plan_plays(tb, rules, h, seat)
-    if h.has_melded[seat] or popcount(left) <= 1:
+    """`rummy_hunter.hunting_plays`: greedy's plays, or none while hunting unless out this turn (R8.3).
+
+    It does not hunt with a card taken under ``must_use`` (R12.2), nor under block rummy once the
+    stock holds fewer cards than there are players (R12.3).
+    """
+    melded, taken = h.has_melded[seat] == 1, h.counts[TAKEN]
+    n, left = plan_plays(tb, rules, h, h.holdings[seat], taken, melded)
+    if melded or popcount(left) <= 1:
         return n
     n_players = h.holdings.size
+    if (rules[TAKE_DISCARD] == 1 and taken >= 0) or (rules[STOCK_OUT] == 1 and h.counts[STOCK] < n_players):
+        return n
     others = 1 << 60
     for other in range(n_players):
         if other != seat:
@@ -262,38 +293,69 @@ def pick(h: Hand, seat: int, n: int) -> int:
 
 
 @kernel(inline=True)
-def uniform_draw(h: Hand, seat: int) -> bool:
-    """`Uniform.draw`: a random pile among those allowed (R4.6); True for the discard pile."""
-    if not h.counts[PILE]:
+def _uniform_options(
+    tb: Tables, rules: np.ndarray, h: Hand, holding: int, n_ext: int, melded: bool, pending: int, taken: int
+) -> int:
+    """`Uniform._options` into ``h.options``: every legal single play, melds then lay-offs; return how many.
+
+    With `pending` >= 0 only the plays of that card (R12.2). The table is the planner's ``ext``.
+    """
+    discard_only = rules[GOING_OUT] == 1
+    options = h.options
+    k = 0
+    for meld in tb.melds:
+        uses = meld & holding == meld and (pending < 0 or meld >> pending & 1)
+        if uses and leaves_legal_holding(holding ^ meld, 1, discard_only, taken):
+            options[k, 0], options[k, 1], options[k, 2] = 0, meld, 0
+            k += 1
+    if not may_lay_off(melded, rules[LAY_OFF] == 1):
+        return k
+    rest = holding
+    while rest:
+        card = lowest(rest)
+        rest &= rest - 1
+        if pending >= 0 and card != pending:
+            continue
+        for i in range(n_ext):
+            if h.ext_fits[i] >> card & 1 and leaves_legal_holding(holding ^ 1 << card, 1, discard_only, taken):
+                options[k, 0], options[k, 1], options[k, 2] = 1, card, i
+                k += 1
+    return k
+
+
+@kernel(inline=True)
+def uniform_draw(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> bool:
+    """`Uniform.draw`: a random pile among those allowed (R4.6, R12.2); True for the discard pile."""
+    top = top_discard(h)
+    if top < 0:
         return False
+    if rules[TAKE_DISCARD] == 1:
+        n_ext = copy_table(h)
+        if not _uniform_options(tb, rules, h, h.holdings[seat] | 1 << top, n_ext, h.has_melded[seat] == 1, top, top):
+            return False
     return pick(h, seat, 2) == 1
 
 
 @kernel(inline=True)
 def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
-    """`Uniform.play`: pick among "stop" and every legal meld and lay-off, again and again."""
-    discard_only = rules[DISCARD_TO_GO_OUT] == 1
+    """`Uniform.play`: pick among "stop" and every legal meld and lay-off, again and again.
+
+    While a card taken under ``must_use`` is held, only among its plays, with no "stop" (R12.2).
+    """
     holding, taken = h.holdings[seat], h.counts[TAKEN]
+    melded = h.has_melded[seat] == 1
+    pending = taken if rules[TAKE_DISCARD] == 1 else -1
     n_ext = copy_table(h)
     options = h.options
     n = 0
     while True:
-        k = 0
-        for meld in tb.melds:
-            if meld & holding == meld and leaves_legal_holding(holding ^ meld, 1, discard_only, taken):
-                options[k, 0], options[k, 1], options[k, 2] = 0, meld, 0
-                k += 1
-        rest = holding
-        while rest:
-            card = lowest(rest)
-            rest &= rest - 1
-            for i in range(n_ext):
-                if h.ext_fits[i] >> card & 1 and leaves_legal_holding(holding ^ 1 << card, 1, discard_only, taken):
-                    options[k, 0], options[k, 1], options[k, 2] = 1, card, i
-                    k += 1
-        choice = pick(h, seat, k + 1)
-        if choice == k:
-            return n
+        k = _uniform_options(tb, rules, h, holding, n_ext, melded, pending, taken)
+        if pending < 0:
+            choice = pick(h, seat, k + 1)
+            if choice == k:
+                return n
+        else:
+            choice = pick(h, seat, k)
         h.plays[n, 0], h.plays[n, 1], h.plays[n, 2] = options[choice, 0], options[choice, 1], options[choice, 2]
         n += 1
         if options[choice, 0] == 0:
@@ -301,11 +363,14 @@ def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
             holding ^= meld
             h.ext[n_ext], h.ext_fits[n_ext] = meld, lay_off_fits(tb, meld)
             n_ext += 1
+            melded = True
         else:
             i = options[choice, 2]
             holding ^= 1 << options[choice, 1]
             h.ext[i] |= 1 << options[choice, 1]
             h.ext_fits[i] = lay_off_fits(tb, h.ext[i])
+        if pending >= 0 and not holding >> pending & 1:
+            pending = -1
         if not holding:
             return n
 

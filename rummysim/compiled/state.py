@@ -24,10 +24,6 @@ PILE, STOCK, MELDS, TURN, REBUILDS, DRAWN, TAKEN, SEEN = range(8)
 the stock rebuilds; the card drawn and the card taken this turn (-1: none); the cards
 gone public this hand (`cautious`'s memory)."""
 
-N_PLAYERS, N_DEALT, ACE_VALUE, DISCARD_TO_GO_OUT, RUMMY_MULTIPLIER = range(5)
-TARGET_SCORE, MAX_HANDS, STALL_AFTER_REBUILDS, STALL_AFTER_TURNS, STALL_AFTER_HANDS = range(5, 10)
-"""Indices into the rules array (`rummysim.compiled.columns.rules_array`); -1 for a setting that is None."""
-
 MAX_MELDS = 26
 """Room on the table: 52 cards make at most 17 melds."""
 
@@ -60,6 +56,8 @@ class Hand(NamedTuple):
     """Room to shuffle the deck (R3.1)."""
     options: np.ndarray
     """Room for uniform's choices: every meld and lay-off of the moment."""
+    values: np.ndarray
+    """Per seat, the points it holds once the hand ends (R8.2): room for the scoring of the rules core."""
 
 
 @njit(cache=True)
@@ -70,7 +68,7 @@ def new_hand(n: int) -> Hand:
         np.zeros(MAX_MELDS, i64), np.zeros(MAX_MELDS, i64), np.zeros(8, i64), np.zeros(n, i64),
         np.zeros(n, np.uint64), np.zeros(n, i64), np.zeros(OUT_SIZE, i64), np.zeros((60, 3), i64),
         np.zeros(MAX_MELDS + 20, i64), np.zeros(MAX_MELDS + 20, i64), np.zeros(52, i64),
-        np.zeros((400 + 52 * (MAX_MELDS + 20), 3), i64),
+        np.zeros((400 + 52 * (MAX_MELDS + 20), 3), i64), np.zeros(n, i64),
     )  # fmt: skip
 
 
@@ -132,16 +130,6 @@ def pile_mask(h: Hand) -> int:
     for i in range(h.counts[PILE]):
         mask |= 1 << h.pile[i]
     return mask
-
-
-@kernel(inline=True)
-def leaves_legal_holding(holding: int, n_played: int, discard_to_go_out: bool, taken: int) -> bool:
-    """`rummysim.strategies.tactics.leaves_legal_holding` (R4.7, R7.2); `taken` -1 for none."""
-    if not n_played:
-        return True
-    if not holding:
-        return not discard_to_go_out
-    return taken < 0 or holding != 1 << taken
 
 
 @kernel(inline=True)

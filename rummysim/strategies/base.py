@@ -20,9 +20,9 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from rummysim.cards import iter_cards
-from rummysim.moves import Event, Pile, Play
+from rummysim.moves import Event, Pile, Play, Rejected, check_discard, check_draw, plain_plays
 from rummysim.rules import Rules
-from rummysim.table import TableMeld
+from rummysim.table import Applied, TableMeld, apply_plays
 
 
 class PlayerView(NamedTuple):
@@ -78,6 +78,63 @@ class PlayerView(NamedTuple):
     def next_seat(self, steps: int = 1) -> int:
         """Return the seat that plays `steps` turns after this one (R3.4)."""
         return (self.seat + steps) % self.n_players
+
+    # -- legality, by the engine's own checks: can_... / explain_... / apply_plays ----------
+    def explain_draw(self, pile: object) -> Rejected | None:
+        """Return why drawing from `pile` would be rejected, with its rule (R4.1, R4.6), or None if it may.
+
+        With ``take_discard: must_use`` a card taken must also be played this turn (R12.2):
+        `explain_plays` says whether a plan does.
+        """
+        try:
+            check_draw(pile, discard_pile_size=len(self.discard_pile))
+        except Rejected as rejected:
+            return rejected
+        return None
+
+    def can_draw(self, pile: object) -> bool:
+        """Return whether drawing from `pile` is allowed now (R4.1, R4.6)."""
+        return self.explain_draw(pile) is None
+
+    def apply_plays(self, plays: Sequence[Play], *, taken: int | None = None) -> Applied:
+        """Return the holding, table and events these plays would leave; raise `Rejected` if they are illegal.
+
+        The engine's own check (`rummysim.table.apply_plays`: R4.2, R4.7, R5, R6, R7.2, R12.1,
+        R12.2). Before the draw, pass the card a plan would take as `taken` and a holding
+        that includes it is assumed.
+        """
+        holding = self.holding
+        if taken is None:
+            taken = self.taken
+        elif self.drawn is None:
+            holding |= 1 << taken
+        return apply_plays(
+            plain_plays(plays), seat=self.seat, holding=holding, table=self.table, rules=self.rules, taken=taken
+        )
+
+    def explain_plays(self, plays: Sequence[Play], *, taken: int | None = None) -> Rejected | None:
+        """Return why these melds and lay-offs would be rejected, with the rule they break, or None if legal."""
+        try:
+            self.apply_plays(plays, taken=taken)
+        except Rejected as rejected:
+            return rejected
+        return None
+
+    def can_play(self, plays: Sequence[Play], *, taken: int | None = None) -> bool:
+        """Return whether these melds and lay-offs, in order, are legal now (see `apply_plays`)."""
+        return self.explain_plays(plays, taken=taken) is None
+
+    def explain_discard(self, card: object) -> Rejected | None:
+        """Return why discarding `card` would be rejected, with its rule (R4.3, R4.5), or None if it may."""
+        try:
+            check_discard(card, holding=self.holding, taken=self.taken)
+        except Rejected as rejected:
+            return rejected
+        return None
+
+    def can_discard(self, card: object) -> bool:
+        """Return whether `card` may be discarded now (R4.3, R4.5)."""
+        return self.explain_discard(card) is None
 
 
 class Strategy:

@@ -25,7 +25,7 @@ from rummysim.arrangement import Arranger, arranger
 from rummysim.cards import FULL_DECK, points
 from rummysim.core import block_points, block_winner, blocked, may_rebuild, out_points
 from rummysim.moves import Meld
-from rummysim.rules import HOUSE_RULES, Rules, StockOut
+from rummysim.rules import Rules, StockOut
 from rummysim.seeding import derive, permutation
 from rummysim.strategies.cautious import hopeful_discard
 from rummysim.strategies.greedy import choose_discard, plan_plays, takes_discard
@@ -253,5 +253,5 @@ def python_only() -> Iterator[None]:
 
 def rewards(positions: Sequence[Position], decision: Decision, rules: Rules) -> np.ndarray:
     """Return my reward per (candidate, position): compiled when it loads, else in Python (the same numbers)."""
-    judge = _compiled() if _compiled is not None and not rules.changes().keys() & HOUSE_RULES.keys() else None
+    judge = _compiled() if _compiled is not None else None
     return (judge or python_rewards)(positions, decision, rules)

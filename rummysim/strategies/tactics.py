@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummysim import core
+import rummysim.core as core
 from rummysim.cards import iter_cards
 from rummysim.melds import can_lay_off, lay_off_fits, meld_table
 from rummysim.moves import LayOff
