@@ -159,7 +159,7 @@ def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
     try:
         return Rules(n_players=n_players, **{**base, **draft.overrides, **draft.grid})
     except ConfigError as error:
-        key = error.key or _first_setting(error)
+        key = error.key
         if key in draft.grid:
             raise ConfigError(f"{where}: grid.{error} (in condition {draft.name!r})", key=key) from None
         if key in draft.overrides:
@@ -167,16 +167,6 @@ def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
         raise ConfigError(
             f"{where}: rules.{error} (in condition {draft.name!r}, {n_players} players)", key=key
         ) from None
-
-
-def _first_setting(error: ConfigError) -> str:
-    """Return the setting a `Rules` error names first, for the errors raised without their `key`.
-
-    Only `Rules`' checks of settings together (cards dealt against the deck, a game that could
-    never end) reach `_rules`, and rules.py does not give their `key` yet: until it does, its
-    message, which opens with the settings it names (``target_score, max_hands: ...``), tells.
-    """
-    return str(error).split(":", 1)[0].split(",")[0]
 
 
 def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:

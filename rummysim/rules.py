@@ -73,7 +73,7 @@ def _enum(name: str, value: Any, enum: type[Enum], rule: str) -> Any:
         return enum(value)
     except ValueError:
         valid = ", ".join(e.value for e in enum)
-        raise ConfigError(f"{name}: {value!r} is not one of {valid} ({rule})") from None
+        raise ConfigError(f"{name}: {value!r} is not one of {valid} ({rule})", key=name) from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,14 +115,16 @@ class Rules:
         if self.target_score is None and self.max_hands is None:
             raise ConfigError(
                 "target_score, max_hands: both are null, so the game could never end; "
-                "set a target score, a number of hands or both (R11)"
+                "set a target score, a number of hands or both (R11)",
+                key="target_score",
             )
         needed = self.n_players * self.n_dealt + 1
         if needed > N_CARDS:
             raise ConfigError(
                 f"cards_dealt: {self.n_players} players x {self.n_dealt} cards need "
                 f"{needed - 1} cards and a card for the discard pile, more than the "
-                f"52-card deck holds (R1.2, R3.2, R3.3)"
+                f"52-card deck holds (R1.2, R3.2, R3.3)",
+                key="cards_dealt",
             )
 
     @cached_property
@@ -227,11 +229,15 @@ def check_setting(name: str, value: Any) -> Any:
         enum, rule = CHOICES[name]
         return _enum(name, value, enum, rule)
     if name not in NUMBERS:
-        raise ConfigError(f"{name}: not a rule setting; settings are {', '.join(FIELDS)}")
+        raise ConfigError(f"{name}: not a rule setting; settings are {', '.join(FIELDS)}", key=name)
     low, high, optional, rule = NUMBERS[name]
-    whole_number(value, name=name, low=low, rule=rule, optional=optional)
+    try:
+        whole_number(value, name=name, low=low, rule=rule, optional=optional)
+    except ConfigError as error:
+        error.key = name
+        raise
     if high is not None and value > high:
-        raise ConfigError(f"{name}: {value} players given, rummy takes {low} to {high} ({rule})")
+        raise ConfigError(f"{name}: {value} players given, rummy takes {low} to {high} ({rule})", key=name)
     return value
 
 

@@ -434,3 +434,21 @@ def test_to_dict_lists_a_house_rule_only_when_it_is_on_R12():
 def test_a_house_rule_takes_only_its_words(name, value, rule):
     with pytest.raises(ConfigError, match=rf"^{name}: '{value}' is not one of .*{rule}"):
         Rules(**{name: value})
+
+
+@pytest.mark.parametrize(
+    ("settings", "key"),
+    [
+        ({"ace": "sideways"}, "ace"),
+        ({"stock_out": "reshuffle"}, "stock_out"),
+        ({"n_players": 9}, "n_players"),
+        ({"rummy_multiplier": 0}, "rummy_multiplier"),
+        ({"target_score": None, "max_hands": None}, "target_score"),
+        ({"n_players": 4, "cards_dealt": 13}, "cards_dealt"),
+    ],
+)
+def test_a_settings_error_carries_its_key(settings, key):
+    with pytest.raises(ConfigError) as info:
+        Rules(**settings)
+    assert info.value.key == key
+    assert str(info.value).startswith(key)
