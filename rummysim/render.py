@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from rummysim.cards import N_CARDS, card_code, iter_cards, points, to_text
 from rummysim.melds import meld_text
-from rummysim.moves import Discarded, Drew, Event, HandEnded, LaidOff, Melded, Pile, StockRebuilt
+from rummysim.moves import Discarded, Drew, Event, HandEnded, LaidOff, Melded, Pile, StockRebuilt, WentOutBy
 from rummysim.table import TableMeld
 
 _SUIT_LANE = (1 << 13) - 1
@@ -60,7 +60,7 @@ def scores_text(scores: Sequence[int], who: Sequence[str]) -> str:
 
 
 _YOU = {"takes": "take", "draws": "draw", "melds": "meld", "lays off": "lay off", "discards": "discard",
-        "goes out": "go out", "holds": "hold"}  # fmt: skip
+        "goes out": "go out", "holds": "hold", "scores": "score"}  # fmt: skip
 
 
 def _subject(seat: int, verb: str, who: Sequence[str], you: int | None) -> str:
@@ -93,8 +93,14 @@ def event_line(event: Event, who: Sequence[str], *, drawn: int | None = None, yo
 
 
 def ending_lines(ended: HandEnded, who: Sequence[str], *, ace_value: int | None, you: int | None = None) -> list[str]:
-    """Return how the hand ended and, with `ace_value`, each holding left and its points (R7, R8, R10.2)."""
-    if ended.stalled or ended.winner is None:
+    """Return how the hand ended and, with `ace_value`, each holding left and its points (R7, R8, R10.2, R12.3)."""
+    blocked = ended.went_out_by == WentOutBy.BLOCK
+    if blocked:
+        lowest = "a tie for the lowest: stalled, nobody scores" if ended.winner is None else (
+            f"{_subject(ended.winner, 'scores', who, you)} {ended.points}"
+        )  # fmt: skip
+        lines = [f"blocked: the stock ran out, lowest hand value wins: {lowest} (R12.3)"]
+    elif ended.stalled or ended.winner is None:
         lines = ["the hand is stalled: nobody went out, nobody scores (R10.2)"]
     else:
         how = {"discard": "discarding", "meld": "melding", "lay_off": "laying off"}
@@ -105,7 +111,7 @@ def ending_lines(ended: HandEnded, who: Sequence[str], *, ace_value: int | None,
         ]
     if ace_value is not None:
         for seat, holding in enumerate(ended.holdings):
-            if seat != ended.winner:
+            if seat != ended.winner or blocked:  # a blocked hand's winner holds cards too
                 held = holding_text(holding) if holding else "no cards"
                 points_left = points(holding, ace_value=ace_value)
                 unit = "point" if points_left == 1 else "points"

@@ -9,6 +9,12 @@ and lay-offs stay on the player's side until the discard ends the turn (``undo``
 one back); `hint` says what `greedy` would do. `quit`, the end of the input or Ctrl-C
 raise `EndSession`, which the engine does not report as a bot's crash.
 
+The house rules (R12) are checked the same way: a lay-off before your first meld (R12.1)
+is refused with its rule; with ``take_discard: must_use`` (R12.2) the top discard may be
+taken only when some plays this turn could meld or lay it off, plays before it are let
+through, and the discard is refused while the card taken is still held. With block rummy
+(R12.3) the engine ends the hand when the stock is empty, and the player is told why.
+
 `rummysim.session` runs a whole game with it.
 """
 
@@ -17,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rummysim.cards import card_code, parse_card, parse_cards
+from rummysim.core import keeps_taken, may_lay_off
 from rummysim.errors import RummysimError, nearest
-from rummysim.melds import can_lay_off, meld_text
+from rummysim.melds import can_lay_off, lay_off_fits, meld_table, meld_text
 from rummysim.moves import (
     Event,
     HandEnded,
@@ -33,10 +40,10 @@ from rummysim.moves import (
     check_draw,
 )
 from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
-from rummysim.rules import Rules
+from rummysim.rules import GoingOut, LayOffWhen, Rules, TakeDiscard
 from rummysim.strategies.base import PlayerView, Strategy
 from rummysim.strategies.greedy import Greedy
-from rummysim.table import Table, TableMeld, apply_event, apply_plays, event_of, place
+from rummysim.table import Table, TableMeld, apply_event, apply_plays, event_of, place, taken_unused
 
 Reader = Callable[[str], str]
 """Show a prompt and return the line typed; raise `EOFError` at the end of the input (like `input`)."""
@@ -59,6 +66,14 @@ A turn: draw one card, meld and lay off as you like, then discard one card. You 
 not discard a card you took from the discard pile this turn (R4.5). Play your last
 card (by meld, lay-off or discard) to go out and score the others' cards (R7, R8).
 """
+
+HOUSE_HELP = {
+    "lay_off": "You lay off only once you have melded this hand; a meld earlier in the turn counts (R12.1).",
+    "take_discard": "You take the top discard only to meld or lay it off this turn, before you discard (R12.2).",
+    "stock_out": "Block rummy: when the stock is empty at the start of a turn the hand ends; the lowest hand value\n"
+    "wins the others' hand values less its own (R12.3).",
+}
+"""What `help` adds for each house rule that is on (R12)."""
 
 COMMANDS = ("draw", "meld", "layoff", "undo", "discard", "hint", "table", "help", "quit")
 _ALIASES = {"lay": "layoff", "lo": "layoff", "m": "meld", "?": "help", "h": "help", "exit": "quit", "show": "table"}
@@ -109,8 +124,11 @@ class Human(Strategy):
         self.write(f"--- hand {view.hand + 1}, turn {view.turn + 1}: your turn ---")
         self.show(view, view.holding, view.table)
         top = view.top_discard
+        only = (
+            " (only to meld or lay it off this turn, R12.2)" if self.rules.take_discard is TakeDiscard.MUST_USE else ""
+        )
         self.write(
-            f"Draw a card: draw stock, or draw discard to take {card_code(top)}."
+            f"Draw a card: draw stock, or draw discard to take {card_code(top)}{only}."
             if top is not None
             else "Draw a card: draw stock (the discard pile is empty, R4.6)."
         )
@@ -218,6 +236,9 @@ class Human(Strategy):
             words = words[1:]
         if word == "help":
             self.write(HELP.rstrip("\n"))
+            house = [HOUSE_HELP[name] for name in HOUSE_HELP if name in self.rules.changes()]
+            if house:
+                self.write("House rules at this table:\n" + "\n".join(house))
         elif word == "quit":
             raise EndSession("you quit")
         elif word == "table":
@@ -247,9 +268,18 @@ class Human(Strategy):
         else:
             raise _Retry("Draw from where? Type draw stock or draw discard (R4.1).")
         try:
-            return check_draw(pile, discard_pile_size=len(view.discard_pile))
+            pile = check_draw(pile, discard_pile_size=len(view.discard_pile))
         except Rejected as rejected:
             raise _Retry(_not_allowed(rejected)) from None
+        if pile is Pile.DISCARD and self.rules.take_discard is TakeDiscard.MUST_USE and top is not None:
+            melded = any(m.melded_by == view.seat for m in view.table)
+            if not could_play(top, holding=view.holding, table=[m.cards for m in view.table], melded=melded,
+                              rules=self.rules):  # fmt: skip
+                raise _Retry(
+                    f"Not allowed: draw discard: {card_code(top)} could not be melded or laid off this turn, and with "
+                    "take_discard: must_use the top discard is taken only to play it (R12.2)."
+                )
+        return pile
 
     def _play(self, words: list[str], view: PlayerView, plays: list[Play]) -> bool:
         """Do one command of the play phase; return True when the turn's plays are final."""
@@ -270,6 +300,9 @@ class Human(Strategy):
             if len(args) != 1:
                 raise _Retry("Discard one card: for example discard KD (R4.3).")
             card = _card(args[0])
+            must_use = self.rules.take_discard is TakeDiscard.MUST_USE
+            if view.taken is not None and keeps_taken(holding, view.taken, must_use):
+                raise _Retry(_not_allowed(taken_unused(view.taken)))
             try:
                 self._discard = check_discard(card, holding=holding, taken=view.taken)
             except Rejected as rejected:
@@ -286,7 +319,8 @@ class Human(Strategy):
                 taken=view.taken,
             )
         except Rejected as rejected:
-            raise _Retry(_not_allowed(rejected, mine=True)) from None
+            if rejected.rule != "R12.2":  # a card taken and not yet played: the turn goes on, the discard checks it
+                raise _Retry(_not_allowed(rejected, mine=True)) from None
         for play in new:
             plays.append(play)
             holding, table = _after(view, plays)
@@ -307,6 +341,11 @@ class Human(Strategy):
                 raise _Retry(f"There is no meld [{number}]; the melds on the table are {valid} (R6.1).")
         if not args:
             raise _Retry("Lay off which card? For example: layoff 6C (R6.1).")
+        melded = any(m.melded_by == self.seat for m in table)  # this turn's melds are on `table` already
+        if not may_lay_off(melded, self.rules.lay_off is LayOffWhen.AFTER_MELD):
+            raise _Retry(
+                "Not allowed: with lay_off: after_meld you lay off only once you have melded this hand (R12.1)."
+            )
         cards = [_card(a) for a in args]
         melds = [m.cards for m in table]
         lay_offs: list[Play] = []
@@ -355,6 +394,40 @@ class Human(Strategy):
 
 
 _EXAMPLES = {"meld": "meld 7H 8H 9H", "layoff": "layoff 6C", "discard": "discard KD"}
+
+
+def could_play(card: int, *, holding: int, table: Sequence[int], melded: bool, rules: Rules) -> bool:
+    """Return True if some plays this turn could meld or lay off `card` once it is taken into `holding` (R12.2).
+
+    By a meld with it (R5), or by laying it off on a meld of `table` (R6.1), the cards between
+    laid off first; with ``lay_off: after_meld`` and no meld of the seat's own yet (`melded`),
+    after a meld of this turn (R12.1). The plays may not leave an empty holding when the last
+    card must be discarded (R7.2). Every True is a legal turn; a False may miss one only where
+    a lay-off chain would use a card the discard needs under R7.2.
+    """
+    bit = 1 << card
+    holding |= bit
+    discard_to_go_out = rules.going_out is GoingOut.DISCARD
+    melds = [m for m in meld_table(rules.ace) if m & holding == m]
+    if any(m & bit and (holding ^ m or not discard_to_go_out) for m in melds):
+        return True
+    first_melds = (
+        [0] if may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD) else [m for m in melds if not m & bit]
+    )
+    for first in first_melds:
+        rest = holding ^ first
+        for meld in [*table, first] if first else table:
+            reach = meld
+            while True:  # lay off what fits, nearer cards first, until the card fits or nothing does
+                fits = lay_off_fits(reach, rules.ace) & rest & ~reach
+                if fits & bit:
+                    if (rest & ~reach & ~bit) or not discard_to_go_out:
+                        return True
+                    break
+                if not fits:
+                    break
+                reach |= fits
+    return False
 
 
 def _sorry(error: Exception) -> str:

@@ -11,17 +11,18 @@ import pytest
 from click.testing import CliRunner
 from conftest import Scripted
 
-from rummysim.cards import CODES, card_code, to_text
+from rummysim.cards import CODES, card_code, parse_card, parse_cards, to_text
 from rummysim.cli import main
 from rummysim.dealing import Deal, deal
 from rummysim.engine import play_hand
 from rummysim.game import play_game
+from rummysim.melds import meld_text
 from rummysim.moves import LayOff, Meld
 from rummysim.rules import Rules
 from rummysim.seeding import first_dealer, hand_key
 from rummysim.session import play_session
 from rummysim.strategies.greedy import Greedy
-from rummysim.terminal import HELP, EndSession, Human
+from rummysim.terminal import HELP, EndSession, Human, could_play
 
 WHO = ["you", "seat 1 (greedy)"]
 ROOT = Path(__file__).parent.parent
@@ -100,8 +101,11 @@ def play_stacked(start: Deal, commands: list[str], *, rules: Rules | None = None
         (2, ["greedy"], {"target_score": 50}),
         (3, ["greedy", "uniform"], {"ace": "high_or_low", "target_score": 40}),
         (4, ["cautious"], {"going_out": "discard", "target_score": None, "max_hands": 2}),
+        # the house rules (R12): the hints follow them, and the hands end by blocks too (a stock of 11)
+        (4, ["greedy"], {"lay_off": "after_meld", "take_discard": "must_use", "stock_out": "block", "cards_dealt": 10,
+                         "target_score": 60}),
     ],
-)
+)  # fmt: skip
 def test_a_player_who_follows_every_hint_plays_a_whole_game_exactly_as_greedy(players, against, rules):
     pilot = Autopilot()
     result = play_session(players=players, against=against, rules=rules, seed=3, read=pilot.read, write=pilot.write)
@@ -342,6 +346,66 @@ def test_r6_1_lay_offs_find_their_meld_or_ask_which_and_can_be_undone():
     assert "You lay off 6C on meld [2] 3C 4C 5C 6C.\nYou lay off 7C on meld [2] 3C 4C 5C 6C 7C.\n" in text
     table = bot.views[0].table
     assert [t.laid_off for t in table] == [(), ((5, 0), (6, 0))]
+
+
+# --- the house rules (R12) at the terminal --------------------------------------------------------
+
+
+def test_r12_1_with_lay_off_after_meld_you_lay_off_once_you_have_melded():
+    rules = Rules(lay_off="after_meld")
+    start = Deal.of(["6C 2D KH 7H 8H 9H", "AS 5D 9C"], discard_pile="2S", stock="QS", table=[("3C 4C 5C", 1)])
+    script = ["help", "draw stock", "layoff 6C", "meld 7H 8H 9H", "layoff 6C", "discard KH"]
+    text, _, bot = play_stacked(start, script, rules=rules)
+    assert "House rules at this table:\nYou lay off only once you have melded this hand; a meld earlier in" in text
+    assert (
+        "play> layoff 6C\nNot allowed: with lay_off: after_meld you lay off only once you have melded this hand "
+        "(R12.1).\nplay> meld 7H 8H 9H\n" in text
+    )
+    assert "You lay off 6C on meld [1] 3C 4C 5C 6C." in text
+    assert [t.laid_off for t in bot.views[0].table] == [((5, 0),), ()]
+
+
+def test_r12_2_with_take_discard_must_use_you_take_the_discard_only_to_play_it():
+    rules = Rules(take_discard="must_use")
+    start = Deal.of(["7H 8H 2C 2D 2S 5D KC", "AS 5C 9C"], discard_pile="KS 9H", stock="QD")
+    script = ["draw discard", "meld 2C 2D 2S", "discard 5D", "meld 7H 8H 9H", "discard 5D"]
+    text, _, bot = play_stacked(start, script, rules=rules)
+    assert "Draw a card: draw stock, or draw discard to take 9H (only to meld or lay it off this turn, R12.2)." in text
+    assert "You meld 2C 2D 2S as meld [1]." in text  # a play before the card taken's: the turn goes on
+    assert (
+        "play> discard 5D\nNot allowed: the plays keep 9H, taken from the discard pile this turn; with take_discard: "
+        "must_use it must be melded or laid off in the same turn (R12.2).\nplay> meld 7H 8H 9H\n" in text
+    )
+    assert [meld_text(t.cards) for t in bot.views[0].table] == ["2C 2D 2S", "7H 8H 9H"]
+    start = Deal.of(["7H 8H 2C 5D 9S", "AS 5C 9C"], discard_pile="KS", stock="QD")
+    text, _, _ = play_stacked(start, ["draw discard", "draw stock", "discard QD"], rules=rules)
+    assert (
+        "draw> draw discard\nNot allowed: draw discard: KS could not be melded or laid off this turn, and with "
+        "take_discard: must_use the top discard is taken only to play it (R12.2).\ndraw> draw stock\n" in text
+    )
+
+
+def test_r12_2_the_top_discard_can_be_played_by_a_meld_or_a_lay_off_after_the_cards_between():
+    rules = Rules(take_discard="must_use", lay_off="after_meld")
+    table = [parse_cards("3C 4C 5C")]
+    common = {"table": table, "melded": False, "rules": rules}
+    assert could_play(parse_card("7C"), holding=parse_cards("6C 9D 9H 9S KD"), **common)  # 9s first, then 6C 7C
+    assert not could_play(parse_card("7C"), holding=parse_cards("6C 9D KD"), **common)  # no meld: no lay-off (R12.1)
+    assert could_play(parse_card("7C"), holding=parse_cards("6C 9D KD"), **{**common, "melded": True})
+    assert could_play(parse_card("7C"), holding=parse_cards("8C 9C KD"), **common)  # a meld with it
+    discard = Rules(take_discard="must_use", going_out="discard")  # a meld may not empty the holding (R7.2)
+    assert not could_play(parse_card("7C"), holding=parse_cards("8C 9C"), table=[], melded=False, rules=discard)
+
+
+def test_r12_3_with_block_rummy_an_empty_stock_ends_the_hand_and_the_lowest_hand_value_wins():
+    rules = Rules(stock_out="block")
+    named = {"AS", "2C", "KH", "QH", "KD"}
+    rest = " ".join(code for code in CODES if code not in named)  # everything else in the discard pile
+    start = Deal.of(["AS 2C", "KH QH"], discard_pile=rest, stock="KD")
+    text, result, _ = play_stacked(start, ["draw stock", "discard KD"], rules=rules)
+    assert result.winner == 0 and str(result.went_out_by) == "block" and result.points == 20 - 3
+    assert "=== end of the hand: blocked: the stock ran out, lowest hand value wins: You score 17 (R12.3) ===" in text
+    assert "  You hold 2C | AS: 3 points\n  seat 1 (greedy) holds QH KH: 20 points" in text
 
 
 def test_hints_say_what_greedy_would_do_as_commands_to_type():

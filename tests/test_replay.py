@@ -15,6 +15,7 @@ from rummysim.cards import parse_cards
 from rummysim.cli import main
 from rummysim.experiment import parse_experiment
 from rummysim.game import play_game
+from rummysim.render import holding_text
 from rummysim.replay import HIDDEN, replay_hand
 from rummysim.rules import Rules
 from rummysim.runner import run_experiment
@@ -292,3 +293,29 @@ def test_a_results_folder_with_only_its_manifest_replays_unchecked(runner, tmp_p
     )
     assert late.exit_code == 1
     assert late.output.startswith("Error: --hand 99: game 3 has hands 0 to ")
+
+
+def test_r12_3_a_blocked_hand_and_a_blocked_tie_replay_and_say_how_the_hand_ended(tmp_path):
+    spec = {
+        "name": "blocky", "question": "Does block rummy replay?", "seed": 7, "games": 4, "engine": "python",
+        "players": ["greedy", "greedy", "greedy"],  # 3 x 15 dealt leave a stock of 6: hands end by a block
+        "rules": {"target_score": 60, "cards_dealt": 15, "stock_out": "block"},
+    }  # fmt: skip
+    results = run_experiment(parse_experiment(spec, source="blocky.yaml"), out=tmp_path, n_jobs=1, trace=True)
+    hands = results.hands[results.hands.went_out_by == "block"]
+    won, tie = hands[hands.won].iloc[0], hands[hands.stalled].iloc[0]
+    replayed = replay_hand(results.folder, condition="default", game=int(won.game), hand=int(won.hand))
+    assert replayed.matches and "Rules: cards_dealt=15, target_score=60, stock_out=block" in replayed.lines
+    end = list(replayed.lines[replayed.lines.index(f"End of the hand after {won.turns} turns:") :])
+    rows = hands[(hands.game == won.game) & (hands.hand == won.hand)]
+    assert end[1:5] == [
+        f"  blocked: the stock ran out, lowest hand value wins: seat {won.seat} (greedy) scores {won.points} (R12.3)",
+        *(f"    seat {r.seat} (greedy) holds {holding_text(parse_cards(r.holding_end))}: {r.holding_points} points"
+          for r in rows.itertuples()),
+    ]  # fmt: skip
+    replayed = replay_hand(results.folder, condition="default", game=int(tie.game), hand=int(tie.hand))
+    assert replayed.matches
+    assert (
+        "  blocked: the stock ran out, lowest hand value wins: a tie for the lowest: stalled, nobody scores (R12.3)"
+        in (replayed.lines)
+    )
