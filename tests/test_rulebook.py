@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from rummysim.cli import main
+from rummysim.rules import CHOICES, DEFAULTS, HOUSE_RULES
 
 ROOT = Path(__file__).parent.parent
 RULEBOOK = ROOT / "docs" / "rulebook.md"
@@ -102,12 +103,17 @@ def test_the_package_cites_rules_the_scan_finds():
     assert {"R1.1", "R4.5", "R8.3", "R10.2", "R11"} <= set(cited)
 
 
-def test_the_house_rules_are_marked_reserved():
+def test_each_house_rule_names_its_setting_and_its_default_and_none_is_reserved():
+    """R12 is played: each rule says the setting that turns it on and the default that plays the article's rule."""
     text = RULEBOOK.read_text()
-    r12 = text[text.index("## R12 ") :]
-    first_paragraph = r12.split("\n\n")[1]
-    assert "reserved" in first_paragraph.lower()
-    assert "not yet played by the engine" in " ".join(first_paragraph.replace(">", " ").split())
+    r12 = " ".join(text[text.index("## R12 ") : text.index("## Variants")].split())
+    assert "reserved" not in r12.lower() and "not yet played" not in r12
+    for name, rule in HOUSE_RULES.items():
+        enum, _ = CHOICES[name]
+        (on,) = [value for value in enum if value != DEFAULTS[name]]
+        item = r12[r12.index(f"**{rule}**") :].split("- **")[0]
+        assert f"(`{name}: {on.value}`;" in item and f"default `{DEFAULTS[name].value}`" in item, item
+    assert "not yet played" not in (ROOT / "docs" / "rules.md").read_text()
 
 
 def github_anchors(path: Path) -> set[str]:
