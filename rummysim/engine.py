@@ -18,7 +18,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 from rummysim.cards import points
-from rummysim.core import block_points, block_winner, blocked, keeps_taken, may_rebuild, out_of_turns, out_points
+from rummysim.core import (
+    block_points,
+    block_winner,
+    blocked,
+    keeps_taken,
+    left_of,
+    may_rebuild,
+    out_of_turns,
+    out_points,
+    went_rummy,
+)
 from rummysim.dealing import Deal, deal
 from rummysim.errors import BotError, ConfigError, IllegalMoveError, StrategyError
 from rummysim.moves import (
@@ -120,6 +130,9 @@ class _Hand:
         self.n_rebuilds = 0
         self.drawn: int | None = None
         self.taken: int | None = None
+        self.seen: PlayerView | None = None
+        """The view the seat was asked to play with, reused for its discard when it played nothing."""
+        self.seen_at = 0
         self.trace: list[TurnRecord] | None = [] if trace else None
         self.audit = audit
         self.time_limit = time_limit
@@ -214,15 +227,12 @@ class _Hand:
 
         Return the winner, how it went out and whether it went rummy (R8.3). A turn asks the
         seat to draw (R4.1), play (R4.2) and discard (R4.3), and checks each answer before it
-        is applied (`rummysim.moves`, `rummysim.table`). The steps are written out in this one
-        loop rather than as methods because they run some thirty times a hand.
+        is applied (`rummysim.moves`, `rummysim.table`, `rummysim.core`).
         """
-        n, history, holdings, sizes, view = self.n, self.history, self.holdings, self.sizes, self.view
-        draws, plays, discards, watched = self.draws, self.plays, self.discards, self.watched
+        n, history = self.n, self.history
         stall_after_turns = self.rules.stall_after_turns
         block = self.rules.stock_out is StockOut.BLOCK
         must_use = self.rules.take_discard is TakeDiscard.MUST_USE
-        answer: Any  # whatever a bot returns, checked before use
         while True:
             if out_of_turns(self.turn, stall_after_turns):
                 raise _Stalled
@@ -231,82 +241,92 @@ class _Hand:
             melded_before = self.has_melded[seat]
             self.drawn = self.taken = None
             start_event = len(history)
-
-            # draw (R4.1, R4.6, R4.8, R10)
-            try:
-                answer = draws[seat](view(seat))
-            except Exception as exc:
-                raise self._crash(seat, "draw", exc) from exc
-            if answer is _STOCK or (answer is _DISCARD and self.discard_pile):
-                pile = answer  # the common, legal answers, checked inline
-            else:
-                try:
-                    pile = check_draw(answer, discard_pile_size=len(self.discard_pile))
-                except Rejected as rejected:
-                    raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
-            if pile is _DISCARD:
-                card = self.discard_pile[-1]
-                self.discard_pile = self.discard_pile[:-1]
-                self.taken = face_up = card
-            else:
-                if not self.stock:
-                    self.rebuild()
-                card = self.stock.pop()
-                face_up = None
-            self.drawn = card
-            holdings[seat] |= 1 << card
-            sizes[seat] += 1
-            drew = _new(Drew, (seat, pile, face_up))
-            history.append(drew)  # self.emit(drew), written out
-            if watched:
-                self.watch(drew)
-            drawn_event = len(history)
-
-            # play (R4.2, R4.4, R4.7, R5, R6, R7.2)
-            seen = view(seat)
-            try:
-                answer = plays[seat](seen)
-            except Exception as exc:
-                raise self._crash(seat, "play", exc) from exc
-            went_out_by = None
-            if answer is not None and not (type(answer) in (list, tuple) and not answer):
-                went_out_by = self.apply(seat, answer)
-            if must_use and self.taken is not None and keeps_taken(holdings[seat], self.taken, must_use):
-                raise self.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
-
-            # discard (R4.3, R4.5, R7.1), unless the plays went out
+            self.draw(seat)
+            went_out_by = self.play(seat, must_use)
             if went_out_by is None:
-                try:  # the play's view again, unless the seat played
-                    answer = discards[seat](seen if len(history) == drawn_event else view(seat))
-                except Exception as exc:
-                    raise self._crash(seat, "discard", exc) from exc
-                holding = holdings[seat]
-                if type(answer) is int and 0 <= answer < 52 and holding >> answer & 1 and answer != self.taken:
-                    card = answer  # the common, legal answer, checked inline
-                else:
-                    try:
-                        card = check_discard(answer, holding=holding, taken=self.taken)
-                    except Rejected as rejected:
-                        raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
-                holdings[seat] = holding ^ 1 << card
-                sizes[seat] -= 1
-                self.discard_pile += (card,)
-                discarded = _new(Discarded, (seat, card))
-                history.append(discarded)  # self.emit(discarded), written out
-                if watched:
-                    self.watch(discarded)
-                if not holding ^ 1 << card:
-                    went_out_by = WentOutBy.DISCARD
-
+                went_out_by = self.discard(seat)
             if self.trace is not None:
                 self.trace.append(turn_record(
                     history[start_event:], game=self.game, hand=self.hand, turn=self.turn, seat=seat,
-                    strategy=self.names[seat], drawn=self.drawn, holding=holdings[seat],
+                    strategy=self.names[seat], drawn=self.drawn, holding=self.holdings[seat],
                 ))  # fmt: skip
             self.turn += 1
             if went_out_by is not None:
-                return seat, went_out_by, not melded_before
-            seat = (seat + 1) % n
+                return seat, went_out_by, went_rummy(melded_before)
+            seat = left_of(seat, n)
+
+    def draw(self, seat: int) -> None:
+        """Ask the seat which pile to draw from, check it and draw (R4.1, R4.6, R4.8, R10)."""
+        try:
+            answer: Any = self.draws[seat](self.view(seat))
+        except Exception as exc:
+            raise self._crash(seat, "draw", exc) from exc
+        if answer is _STOCK or (answer is _DISCARD and self.discard_pile):
+            pile = answer  # the common, legal answers, checked inline
+        else:
+            try:
+                pile = check_draw(answer, discard_pile_size=len(self.discard_pile))
+            except Rejected as rejected:
+                raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
+        if pile is _DISCARD:
+            card = self.discard_pile[-1]
+            self.discard_pile = self.discard_pile[:-1]
+            self.taken = face_up = card
+        else:
+            if not self.stock:
+                self.rebuild()
+            card = self.stock.pop()
+            face_up = None
+        self.drawn = card
+        self.holdings[seat] |= 1 << card
+        self.sizes[seat] += 1
+        drew = _new(Drew, (seat, pile, face_up))
+        self.history.append(drew)  # self.emit(drew), written out
+        if self.watched:
+            self.watch(drew)
+
+    def play(self, seat: int, must_use: bool) -> WentOutBy | None:
+        """Ask the seat for its melds and lay-offs, check and make them (R4.2, R4.4, R4.7, R5, R6, R7.2, R12.1,
+        R12.2); return how it went out, if it did.
+
+        The view it was asked with is kept for the discard when nothing was played.
+        """
+        self.seen = seen = self.view(seat)
+        self.seen_at = len(self.history)
+        try:
+            answer: Any = self.plays[seat](seen)
+        except Exception as exc:
+            raise self._crash(seat, "play", exc) from exc
+        went_out_by = None
+        if answer is not None and not (type(answer) in (list, tuple) and not answer):
+            went_out_by = self.apply(seat, answer)
+        if must_use and self.taken is not None and keeps_taken(self.holdings[seat], self.taken, must_use):
+            raise self.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
+        return went_out_by
+
+    def discard(self, seat: int) -> WentOutBy | None:
+        """Ask the seat for its discard, check it and make it (R4.3, R4.5, R7.1); return DISCARD if it went out."""
+        seen = self.seen if self.seen is not None and len(self.history) == self.seen_at else self.view(seat)
+        try:  # the play's view again, unless the seat played
+            answer: Any = self.discards[seat](seen)
+        except Exception as exc:
+            raise self._crash(seat, "discard", exc) from exc
+        holding = self.holdings[seat]
+        if type(answer) is int and 0 <= answer < 52 and holding >> answer & 1 and answer != self.taken:
+            card = answer  # the common, legal answer, checked inline
+        else:
+            try:
+                card = check_discard(answer, holding=holding, taken=self.taken)
+            except Rejected as rejected:
+                raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
+        self.holdings[seat] = holding ^ 1 << card
+        self.sizes[seat] -= 1
+        self.discard_pile += (card,)
+        discarded = _new(Discarded, (seat, card))
+        self.history.append(discarded)  # self.emit(discarded), written out
+        if self.watched:
+            self.watch(discarded)
+        return None if holding ^ 1 << card else WentOutBy.DISCARD
 
     def rebuild(self) -> None:
         """Shuffle the discard pile but its top card into a new stock, or stall (R10.1, R10.2)."""
