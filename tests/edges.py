@@ -32,11 +32,12 @@ LIMITS: dict[str, dict[str, object]] = {
     "turns1": {"stall_after_turns": 1, "stall_after_hands": 1},
     "turns4": {"stall_after_turns": 4, "stall_after_rebuilds": 1},
     "block": {"stock_out": "block"},
+    "discard_rebuilds1": {"going_out": "discard", "stall_after_rebuilds": 1, "ace": "high_or_low"},
     "house": {"stock_out": "block", "take_discard": "must_use", "lay_off": "after_meld", "going_out": "discard"},
     "house_rebuild1": {"take_discard": "must_use", "lay_off": "after_meld", "stall_after_rebuilds": 1},
 }
-"""The limits that meet an empty stock: no rebuild, one rebuild, a turn limit of one and of a few (R10.2), block
-rummy alone and with the other house rules (R12)."""
+"""The limits that meet an empty stock: no rebuild, one rebuild (also going out by a discard, R7.2, with the ace
+high or low, R9), a turn limit of one and of a few (R10.2), block rummy alone and with the other house rules (R12)."""
 
 
 def lineups(n: int) -> list[tuple[str, ...]]:
@@ -56,14 +57,20 @@ def edge_conditions(limits: Iterable[str] = LIMITS) -> Iterator[Condition]:
 
 EDGES: list[Condition] = list(edge_conditions())
 """The edge grid."""
+SEEDS = (7, 2026)
+GAMES = 4
+"""Each edge condition plays `GAMES` games from each of `SEEDS`."""
 
 
-def first_difference(conditions: Iterable[Condition], *, seed: int = 7, games: int = 3) -> str | None:
+def first_difference(
+    conditions: Iterable[Condition], *, seeds: Iterable[int] = SEEDS, games: int = GAMES
+) -> str | None:
     """Return the first difference between the engines' tables over `conditions`, or None if there is none."""
     from test_compiled import differences  # loads the compiled kernels
 
     for condition in conditions:
-        found = differences(condition, seed=seed, games=games)
-        if found is not None:
-            return found
+        for seed in seeds:
+            found = differences(condition, seed=seed, games=games)
+            if found is not None:
+                return found
     return None
