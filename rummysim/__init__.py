@@ -33,11 +33,11 @@ from rummysim.version import __version__
 if TYPE_CHECKING:
     from rummysim.analysis import Analysis, analyze
     from rummysim.report import build_report
+    from rummysim.results import Results, load_results
     from rummysim.runner import run_experiment
-    from rummysim.tables import Results, load_results
 
 _LAZY = {
-    "run_experiment": "rummysim.runner", "load_results": "rummysim.tables", "Results": "rummysim.tables",
+    "run_experiment": "rummysim.runner", "load_results": "rummysim.results", "Results": "rummysim.results",
     "analyze": "rummysim.analysis", "Analysis": "rummysim.analysis", "build_report": "rummysim.report",
 }  # fmt: skip
 

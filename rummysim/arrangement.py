@@ -25,7 +25,7 @@ from rummysim.cards import ACE, KING, LANE, N_RANKS, CardsLike, card_code, card_
 from rummysim.melds import lane_sequences, meld_text
 from rummysim.rules import Ace, Rules
 
-_ACE_HIGH_RUN_END = (1 << ACE) | (1 << (KING - 1)) | (1 << KING)  # Q-K-A in one lane
+_ACE_HIGH_SEQUENCE_END = (1 << ACE) | (1 << (KING - 1)) | (1 << KING)  # Q-K-A in one lane
 
 
 class Arrangement(NamedTuple):
@@ -60,8 +60,8 @@ class Arranger:
         self._lane_deadwood, self._lane_choice = self._build_lane_table()
         self._lane_dead_cards = [self._lane_leftover(lane) for lane in range(1 << N_RANKS)]
         # per suit, every lane's best sequences as masks of that suit: an arrangement reads them off
-        runs = [self._lane_runs(lane) for lane in range(1 << N_RANKS)]
-        self._suit_runs = [[tuple(r << (13 * suit) for r in lane) for lane in runs] for suit in range(4)]
+        sequences = [self._lane_sequences(lane) for lane in range(1 << N_RANKS)]
+        self._suit_sequences = [[tuple(r << (13 * suit) for r in lane) for lane in sequences] for suit in range(4)]
         self._by_ranks = lru_cache(maxsize=1 << 16)(self._arrange_by_ranks)
         # per lane, its cards that lie in a sequence within it; three in a row suffice (R5.2, R9.1)
         threes = [q for q in lane_sequences(ace) if q.bit_count() == 3]
@@ -96,17 +96,17 @@ class Arranger:
             lane ^= sequence
         return dead
 
-    def _lane_runs(self, lane: int) -> tuple[int, ...]:
+    def _lane_sequences(self, lane: int) -> tuple[int, ...]:
         """Return the sequences of a lane's best arrangement (what `_lane_leftover` leaves out)."""
-        runs = []
+        found = []
         while lane:
             sequence = self._lane_choice[lane]
             if sequence:
-                runs.append(sequence)
+                found.append(sequence)
             else:
                 sequence = lane & -lane
             lane ^= sequence
-        return tuple(runs)
+        return tuple(found)
 
     def deadwood(self, mask: int) -> int:
         """Return the least deadwood of a holding mask (R5, R8.2)."""
@@ -195,8 +195,8 @@ class Arranger:
         points of the cards its best sequences leave out.
         """
         c, d, h, s = lanes
-        runs = self._suit_runs
-        melds = tuple(sorted((*groups, *runs[0][c], *runs[1][d], *runs[2][h], *runs[3][s])))
+        by_suit = self._suit_sequences
+        melds = tuple(sorted((*groups, *by_suit[0][c], *by_suit[1][d], *by_suit[2][h], *by_suit[3][s])))
         dead, table = self._lane_dead_cards, self._lane_deadwood
         cards = dead[c] | dead[d] << 13 | dead[h] << 26 | dead[s] << 39
         return Arrangement(melds, cards, table[c] + table[d] + table[h] + table[s])
@@ -240,16 +240,16 @@ class Arranger:
         of them (grouping is free, so it is always taken), else they are deadwood.
         """
         lanes = [mask >> (13 * suit) & LANE for suit in range(4)]
-        high_candidates = [suit for suit in range(4) if lanes[suit] & _ACE_HIGH_RUN_END == _ACE_HIGH_RUN_END]
+        high_candidates = [suit for suit in range(4) if lanes[suit] & _ACE_HIGH_SEQUENCE_END == _ACE_HIGH_SEQUENCE_END]
         if self.ace is not Ace.HIGH_OR_LOW:
             high_candidates = []
         best: tuple[int, list[int], list[int]] | None = None
         for n_high in range(len(high_candidates) + 1):
             for high in itertools.combinations(high_candidates, n_high):
                 cols = self._columns(lanes, high)
-                cost, run_cols = self._rank_programme(cols)
+                cost, sequence_cols = self._rank_programme(cols)
                 if best is None or cost < best[0]:
-                    best = (cost, cols, run_cols)
+                    best = (cost, cols, sequence_cols)
         assert best is not None
         return self._from_columns(*best)
 
@@ -280,16 +280,16 @@ class Arranger:
                 free = present & ~short
                 extra = free
                 while True:
-                    in_runs = short | extra
+                    in_sequences = short | extra
                     new_state = 0
                     for s in range(4):
-                        if in_runs >> s & 1:
+                        if in_sequences >> s & 1:
                             new_state |= min((state >> (2 * s) & 3) + 1, 3) << (2 * s)
-                    left = (present & ~in_runs).bit_count()
+                    left = (present & ~in_sequences).bit_count()
                     new_cost = cost + (0 if left >= 3 else left * value)
                     old = nxt.get(new_state)
                     if old is None or new_cost < old[0]:
-                        nxt[new_state] = (new_cost, state, in_runs)
+                        nxt[new_state] = (new_cost, state, in_sequences)
                     if not extra:
                         break
                     extra = (extra - 1) & free
@@ -297,18 +297,18 @@ class Arranger:
             frontier = {st: v[0] for st, v in nxt.items()}
         closed = [(cost, st) for st, cost in frontier.items() if all((st >> (2 * s) & 3) in (0, 3) for s in range(4))]
         cost, state = min(closed)
-        run_cols = [0] * len(cols)
+        sequence_cols = [0] * len(cols)
         for pos in range(len(cols) - 1, -1, -1):
-            _, prev, in_runs = layers[pos][state]
-            run_cols[pos] = in_runs
+            _, prev, in_sequences = layers[pos][state]
+            sequence_cols[pos] = in_sequences
             state = prev
-        return cost, run_cols
+        return cost, sequence_cols
 
-    def _from_columns(self, cost: int, cols: list[int], run_cols: list[int]) -> Arrangement:
+    def _from_columns(self, cost: int, cols: list[int], sequence_cols: list[int]) -> Arrangement:
         """Turn the programme's per-position choices into melds and deadwood."""
         melds, dead = [], 0
         for pos, present in enumerate(cols):
-            left = present & ~run_cols[pos]
+            left = present & ~sequence_cols[pos]
             rank = pos % N_RANKS
             cards = sum(1 << (13 * s + rank) for s in range(4) if left >> s & 1)
             if left.bit_count() >= 3:
@@ -318,7 +318,7 @@ class Arranger:
         for suit in range(4):
             sequence = 0
             for pos in range(len(cols) + 1):
-                if pos < len(cols) and run_cols[pos] >> suit & 1:
+                if pos < len(cols) and sequence_cols[pos] >> suit & 1:
                     sequence |= 1 << (13 * suit + pos % N_RANKS)
                 elif sequence:
                     melds.append(sequence)

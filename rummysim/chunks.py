@@ -22,8 +22,8 @@ from rummysim.errors import ConfigError
 from rummysim.game import play_game
 from rummysim.ledger import chunk_name, chunk_span
 from rummysim.records import GameRecord, HandRecord, TurnRecord
+from rummysim.results import to_arrow
 from rummysim.strategies.sealed import SealedPool
-from rummysim.tables import to_arrow
 
 DEFAULT_CHUNK_GAMES = 100
 
@@ -42,7 +42,7 @@ class Chunk(NamedTuple):
     isolate: bool = False
     """Run the plug-in bots sealed (`rummysim.strategies.sealed`); never changes the tables."""
     engine: str = "python"
-    """``python`` (the reference engine) or ``compiled`` (`rummysim.engines`); never changes the tables."""
+    """``python`` (the reference engine) or ``compiled`` (`rummysim.engine_choice`); never changes the tables."""
 
     @property
     def id(self) -> str:
@@ -87,7 +87,7 @@ def plan(
 ) -> list[Chunk]:
     """Return the chunks still to play; `done` holds the ids of finished chunks (any chunk size).
 
-    `engines` names the engine of each condition (`rummysim.engines.choose_engine`); by default the reference.
+    `engines` names the engine of each condition (`rummysim.engine_choice.choose_engine`); by default the reference.
     """
     covered: dict[int, list[tuple[int, int]]] = {}
     for chunk_id in done:

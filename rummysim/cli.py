@@ -194,7 +194,7 @@ def validate(experiment_file: str, pilot_games: int) -> None:
     Example:
       rummysim validate experiments/acehigh.yaml
     """
-    from rummysim.engines import choose_engine
+    from rummysim.engine_choice import choose_engine
     from rummysim.errors import whole_number
     from rummysim.experiment import load_experiment
     from rummysim.strategies import check_strategy

@@ -71,7 +71,7 @@ def stopped(ctx: click.Context) -> None:
 def write_report(folder: Path, *, quiet: bool, results: Any = None) -> None:
     """Analyse a finished run (unless `results` carries its analysis) and write its report; print the paths."""
     from rummysim.report import build_report
-    from rummysim.tables import load_results
+    from rummysim.results import load_results
 
     results = results or load_results(folder)
     results.check_tables("hands", "games")  # an error before any work (hashed once: the analysis reuses it)

@@ -1,7 +1,7 @@
 """Result records: one per hand x seat, one per game x seat, one per turn when traced.
 
 Records are flat named tuples of plain values, cheap to build and to pickle across
-processes; turning them into tables happens outside the hot loop (`rummysim.tables`
+processes; turning them into tables happens outside the hot loop (`rummysim.results`
 builds the Arrow schemas from these fields). Hand-level facts (how the hand ended, its
 length) repeat on every seat's row so each row stands alone. A winner's points can be
 recomputed from the other rows' ``holding_end`` and the rules (R8): see

@@ -40,10 +40,10 @@ from rummysim.game import play_game
 from rummysim.moves import Discarded, Drew, HandEnded, HandStarted, LaidOff, Melded, Pile, StockRebuilt, WentOutBy
 from rummysim.records import HandRecord, TurnRecord
 from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
+from rummysim.results import MANIFEST, load_results
 from rummysim.rules import Rules
 from rummysim.specs import strategy_label
 from rummysim.table import Table, apply_event
-from rummysim.tables import MANIFEST, load_results
 
 HIDDEN = "[hidden]"
 STARTED = "run.json"

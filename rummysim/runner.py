@@ -28,16 +28,14 @@ import rummysim.precision as precision
 import rummysim.provenance as provenance
 from rummysim.chunks import default_chunk_games, execute, plan
 from rummysim.design import Experiment, check_streams
-from rummysim.engines import Choice, choose_engine
+from rummysim.engine_choice import Choice, choose_engine
 from rummysim.errors import BotError, ConfigError, DiskError, disk_error, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.ledger import LEDGER, Ledger, chunk_name, chunk_span
 from rummysim.measures import MEASURES
 from rummysim.progress import AnalysisBar, RunBar, hand_rows
 from rummysim.replay import blame
-from rummysim.seeding import STREAMS
-from rummysim.specs import check_names
-from rummysim.tables import (
+from rummysim.results import (
     MANIFEST,
     Results,
     finished_chunks,
@@ -49,6 +47,8 @@ from rummysim.tables import (
     write_chunk,
     write_text_atomic,
 )
+from rummysim.seeding import STREAMS
+from rummysim.specs import check_names
 from rummysim.version import __version__
 
 STATE = "run.json"
@@ -147,7 +147,7 @@ def run_experiment(
     worker gets several chunks) and `backend` change the speed, never the data. A stopped run resumes
     from its finished chunks; `force` starts over. `isolate` runs every plug-in bot sealed in its own
     process, as ``isolate: true`` in the file does; `engine` overrides the file's ``engine:``
-    (`rummysim.engines`). The tables are the same either way.
+    (`rummysim.engine_choice`). The tables are the same either way.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)

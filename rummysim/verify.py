@@ -4,7 +4,7 @@
 
 - the manifest loads and names an experiment this rummysim can read;
 - each table (and, in a stopped run, each chunk) matches the SHA-256 recorded for it;
-- each table has the schema of `rummysim.tables.SCHEMAS` and the rows the experiment
+- each table has the schema of `rummysim.results.SCHEMAS` and the rows the experiment
   implies: every game of every condition with a row per seat, every hand of every game
   with a row per seat, each seat playing the strategy its rotation gives (R3.4);
 - every hand's points recompute from the holdings left (R8): each holding's points from
@@ -42,10 +42,10 @@ from rummysim.errors import RummysimError
 from rummysim.ledger import Ledger
 from rummysim.moves import WentOutBy
 from rummysim.replay import replay_hand
+from rummysim.results import MANIFEST, SCHEMAS
 from rummysim.rules import StockOut
 from rummysim.seeding import STREAMS
 from rummysim.specs import strategy_label
-from rummysim.tables import MANIFEST, SCHEMAS
 
 SHOWN = 3
 """Rows named per problem; the rest are counted."""

@@ -1,6 +1,6 @@
 """Synthetic result tables with a planted truth, to validate the analysis against.
 
-The tables have the schema of a real run (`rummysim.tables.SCHEMAS`), but who wins is
+The tables have the schema of a real run (`rummysim.results.SCHEMAS`), but who wins is
 drawn from known probabilities: by turn position (a planted seat bias) or by strategy
 (a planted skill gap). Scores follow the hands, so lead changes are real too.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rummysim.tables import SCHEMAS
+from rummysim.results import SCHEMAS
 
 
 def synthetic_tables(

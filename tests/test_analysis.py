@@ -16,8 +16,8 @@ from rummysim.analysis.frames import ENDINGS, endings, game_frame
 from rummysim.analysis.metrics import summarize_condition
 from rummysim.analysis.paths import trajectories
 from rummysim.design import Condition
+from rummysim.results import SCHEMAS
 from rummysim.rules import Rules
-from rummysim.tables import SCHEMAS
 
 
 def summarize(hands, games, *, n=3, lineup=None, name="c", seed=0):

@@ -263,7 +263,7 @@ def test_the_compiled_bench_reports_each_compiled_bot_against_greedy():
 def _shipped_conditions():
     from pathlib import Path
 
-    from rummysim.engines import needs_reference
+    from rummysim.engine_choice import needs_reference
     from rummysim.experiment import load_experiment
 
     for path in sorted((Path(__file__).parent.parent / "experiments").glob("*.yaml")):

@@ -24,8 +24,8 @@ from rummysim.cli import main
 from rummysim.errors import DiskError
 from rummysim.experiment import parse_experiment
 from rummysim.ledger import LEDGER, Ledger
+from rummysim.results import load_results
 from rummysim.runner import run_experiment
-from rummysim.tables import load_results
 
 SPEC = {
     "name": "tiny",

@@ -105,7 +105,7 @@ def test_a_tighter_target_extends_a_finished_run_and_a_looser_one_cuts_it_to_wha
     assert looser.manifest["hands_played_this_run"] == 0
     # and the prefix's analysis, which the report reuses, is the analysis of the tables cut to it
     from rummysim.analysis import analyze
-    from rummysim.tables import load_results
+    from rummysim.results import load_results
 
     again = analyze(load_results(looser.folder))
     for table in ("metrics_table", "comparisons_table", "seats_table", "strategies_table"):

@@ -23,8 +23,8 @@ from rummysim.analysis.reading import read_frames
 from rummysim.checksums import file_digest
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
+from rummysim.results import load_results
 from rummysim.runner import run_experiment
-from rummysim.tables import load_results
 
 SPEC = {
     "name": "batched",

@@ -16,8 +16,8 @@ from rummysim.chunks import plan
 from rummysim.design import rotated
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
+from rummysim.results import load_results
 from rummysim.runner import _lock, run_experiment
-from rummysim.tables import load_results
 
 SPEC = {
     "name": "tiny",

@@ -18,8 +18,8 @@ import rummysim.chunks as chunks
 from rummysim.cli import main
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
+from rummysim.results import SCHEMAS
 from rummysim.runner import run_experiment
-from rummysim.tables import SCHEMAS
 from rummysim.verify import verify_results
 
 ROOT = Path(__file__).parent.parent
@@ -221,7 +221,7 @@ def test_report_refuses_tables_that_are_not_the_manifests_and_writes_nothing(cop
         f"damaged one); see rummysim verify {copy}, or play it again with: rummysim run tiny.yaml"
     )
     assert not (copy / "report.md").exists()
-    from rummysim.tables import load_results
+    from rummysim.results import load_results
 
     results = load_results(copy)
     assert len(results.games) > 0  # the games table is still this run's
@@ -244,7 +244,7 @@ def test_a_run_never_resumes_or_extends_tables_its_manifest_does_not_record(copy
 def test_a_table_the_manifest_does_not_record_is_refused(copy):
     """A traced-looking turns.parquet copied into an untraced run's folder is not this run's table."""
     shutil.copyfile(copy / "games.parquet", copy / "turns.parquet")
-    from rummysim.tables import load_results
+    from rummysim.results import load_results
 
     with pytest.raises(ConfigError, match=r"turns\.parquet is not recorded in manifest\.json"):
         _ = load_results(copy).turns

@@ -34,7 +34,7 @@ from rummysim.analysis.metrics import balance_interval, summarize_condition
 from rummysim.experiment import parse_experiment
 from rummysim.measures import DEFAULT_MEASURES
 from rummysim.report.changes import LABELS, listed
-from rummysim.tables import MANIFEST, SCHEMAS, Results, load_results
+from rummysim.results import MANIFEST, SCHEMAS, Results, load_results
 
 LINEUP = ["strong", "weak", "weak"]
 

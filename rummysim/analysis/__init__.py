@@ -27,7 +27,7 @@ from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, Str
 from rummysim.analysis.reading import BATCH_ROWS, Progress, read_frames
 from rummysim.analysis.skill import measured, strength
 from rummysim.design import Experiment
-from rummysim.tables import Results
+from rummysim.results import Results
 
 __all__ = ["DESCRIPTIONS", "Analysis", "Comparison", "ConditionSummary", "Estimate", "analyze", "wilson"]
 

@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from rummysim.analysis.frames import ENDINGS, game_outcomes, hand_sums, join_games
 from rummysim.analysis.paths import ScorePaths
 from rummysim.errors import ConfigError
-from rummysim.tables import Results
+from rummysim.results import Results
 
 BATCH_ROWS = 1 << 19
 """Hand rows read at once: about 40 MB as read, a few times that while summed."""

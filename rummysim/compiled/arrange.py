@@ -1,6 +1,6 @@
 """Compiled least-deadwood arrangements: the twin of `rummysim.arrangement.Arranger` (R5, R8.2, R9).
 
-The lookup tables are the reference's own (`Tables.of` reads them from the `Arranger`
+The lookup tables are the reference's own (`Lookups.of` reads them from the `Arranger`
 of the rules), and every tie is broken as the reference breaks it: the groups tried
 in `itertools.product` order, the dynamic programme's states in the order a Python
 dict would hold them, the first best kept. So an arrangement, not only its deadwood,
@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummysim.arrangement import _ACE_HIGH_RUN_END, arranger
+from rummysim.arrangement import _ACE_HIGH_SEQUENCE_END, arranger
 from rummysim.cards import N_RANKS, card_points, lane_points
 from rummysim.compiled.bits import kernel, lowest, popcount
 from rummysim.melds import meld_table
@@ -25,11 +25,11 @@ MELD_ROOM = 24
 """Room for the melds of an arrangement at the start of an ``out`` array."""
 _POSITIONS, _STATES = N_RANKS + 1, 256
 """The rank programme's positions (a high ace adds one) and states (2 bits a suit)."""
-_COLS, _RUNS, _BEST_COLS, _BEST_RUNS = (MELD_ROOM + i * _POSITIONS for i in range(4))
+_COLS, _SEQUENCES, _BEST_COLS, _BEST_SEQUENCES = (MELD_ROOM + i * _POSITIONS for i in range(4))
 _F_STATES, _F_COSTS, _N_STATES, _N_COSTS, _WHERE = (MELD_ROOM + 4 * _POSITIONS + i * _STATES for i in range(5))
 _PREV = MELD_ROOM + 4 * _POSITIONS + 5 * _STATES
-_IN_RUNS_OF = _PREV + _POSITIONS * _STATES
-OUT_SIZE = _IN_RUNS_OF + _POSITIONS * _STATES
+_IN_SEQUENCES_OF = _PREV + _POSITIONS * _STATES
+OUT_SIZE = _IN_SEQUENCES_OF + _POSITIONS * _STATES
 """The size of an ``out`` array: the melds, then the rank programme's work space (`_by_ranks`).
 
 The kernels allocate nothing (they run without numba's reference counting, which costs
@@ -37,7 +37,7 @@ more than the arrangement itself); the caller's array holds every piece of work.
 """
 
 
-class Tables(NamedTuple):
+class Lookups(NamedTuple):
     """The lookup tables of one ace setting and ace value, as arrays for compiled code."""
 
     lane_deadwood: np.ndarray
@@ -63,7 +63,7 @@ class Tables(NamedTuple):
     ace_high: bool
 
     @classmethod
-    def of(cls, rules: Rules) -> Tables:
+    def of(cls, rules: Rules) -> Lookups:
         arr = arranger(rules)
         table = meld_table(rules.ace)
         with_start, with_melds = [0], []
@@ -84,7 +84,7 @@ class Tables(NamedTuple):
 
 
 @kernel(inline=True)
-def points(tb: Tables, mask: int) -> int:
+def points(tb: Lookups, mask: int) -> int:
     """`rummysim.cards.points`."""
     p = tb.lane_points
     return p[mask & LANE] + p[(mask >> 13) & LANE] + p[(mask >> 26) & LANE] + p[mask >> 39]
@@ -97,7 +97,7 @@ def group_ranks(mask: int) -> int:
 
 
 @kernel(inline=True)
-def has_meld(tb: Tables, mask: int) -> bool:
+def has_meld(tb: Lookups, mask: int) -> bool:
     """`Arranger.has_meld`: three cards of a rank or a sequence lie within the holding (R5)."""
     if group_ranks(mask):
         return True
@@ -107,7 +107,7 @@ def has_meld(tb: Tables, mask: int) -> bool:
 
 
 @kernel(inline=True)
-def in_meld(tb: Tables, card: int, mask: int) -> bool:
+def in_meld(tb: Lookups, card: int, mask: int) -> bool:
     """`Arranger.in_meld`: a card of the mask lies in a meld within it, so it need not be deadwood (R5)."""
     rank = card % 13
     if tb.lane_in_sequence[(mask >> (card - rank)) & LANE] >> rank & 1:
@@ -117,7 +117,7 @@ def in_meld(tb: Tables, card: int, mask: int) -> bool:
 
 
 @kernel(inline=True)
-def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
+def deadwood(tb: Lookups, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood`: the least deadwood of a holding (R5, R8.2)."""
     t = tb.lane_deadwood
     c, d, h, s = mask & LANE, (mask >> 13) & LANE, (mask >> 26) & LANE, mask >> 39
@@ -140,7 +140,7 @@ def deadwood(tb: Tables, mask: int, scratch: np.ndarray) -> int:
 
 
 @kernel(inline=True)
-def _one_group(tb: Tables, mask: int, rank_bit: int) -> int:
+def _one_group(tb: Lookups, mask: int, rank_bit: int) -> int:
     """The group `_best_groups` keeps when exactly one rank has three or four cards (0: none).
 
     The choices in product order (none, all, then all but one suit's card, suits upward),
@@ -166,7 +166,7 @@ def _one_group(tb: Tables, mask: int, rank_bit: int) -> int:
 
 
 @kernel(inline=True)
-def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
+def deadwood_cards(tb: Lookups, mask: int, scratch: np.ndarray) -> int:
     """`Arranger.deadwood_cards`: the cards out of the melds of a best arrangement."""
     ranks = group_ranks(mask)
     if ranks & (ranks - 1):
@@ -180,7 +180,7 @@ def deadwood_cards(tb: Tables, mask: int, scratch: np.ndarray) -> int:
 
 
 @kernel(inline=True)
-def _with_lanes(tb: Tables, rest: int, out: np.ndarray, n: int) -> tuple[int, int]:
+def _with_lanes(tb: Lookups, rest: int, out: np.ndarray, n: int) -> tuple[int, int]:
     """Add each lane's best sequences of `rest` to ``out[n:]``; return the meld count and the deadwood."""
     dead = 0
     for suit in range(4):
@@ -199,7 +199,7 @@ def _with_lanes(tb: Tables, rest: int, out: np.ndarray, n: int) -> tuple[int, in
 
 
 @kernel()
-def arrange(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
+def arrange(tb: Lookups, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     """`Arranger.arrange`: fill ``out`` with the melds, sorted; return (deadwood cards, deadwood, meld count).
 
     ``out`` has `OUT_SIZE` entries: the melds, then work space.
@@ -231,7 +231,7 @@ def _option(full: int, rank: int, j: int) -> int:
 
 
 @kernel()
-def _best_groups_value(tb: Tables, mask: int, ranks: int) -> int:
+def _best_groups_value(tb: Lookups, mask: int, ranks: int) -> int:
     """The least deadwood over every choice of groups at up to three ranks (`_best_groups`, value only)."""
     t = tb.lane_deadwood
     best = -1
@@ -264,7 +264,7 @@ def _rank_cards(mask: int, rank: int) -> int:
 
 
 @kernel()
-def _best_groups(tb: Tables, mask: int, ranks: int, out: np.ndarray) -> tuple[int, int]:
+def _best_groups(tb: Lookups, mask: int, ranks: int, out: np.ndarray) -> tuple[int, int]:
     """Try every choice of groups over up to three ranks, in `itertools.product` order, first best kept.
 
     Kept allocation-free: the choices of each rank are made on the fly (`_option`).
@@ -331,13 +331,13 @@ def _sort(out: np.ndarray, n: int) -> None:
 
 
 @kernel()
-def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
+def _by_ranks(tb: Lookups, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     """`Arranger._arrange_by_ranks`: the dynamic programme over ranks, for holdings of four or more group ranks."""
     candidates = 0  # the suits whose lane could end a sequence with a high ace, 4 bits a candidate
     n_candidates = 0
     if tb.ace_high:
         for suit in range(4):
-            if (mask >> (13 * suit)) & _ACE_HIGH_RUN_END == _ACE_HIGH_RUN_END:
+            if (mask >> (13 * suit)) & _ACE_HIGH_SEQUENCE_END == _ACE_HIGH_SEQUENCE_END:
                 candidates |= suit << (4 * n_candidates)
                 n_candidates += 1
     n_pos = N_RANKS + 1 if tb.ace_high else N_RANKS
@@ -362,10 +362,10 @@ def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
         if best_cost < 0 or cost < best_cost:
             best_cost = cost
             for pos in range(n_pos):
-                out[_BEST_COLS + pos], out[_BEST_RUNS + pos] = out[_COLS + pos], out[_RUNS + pos]
+                out[_BEST_COLS + pos], out[_BEST_SEQUENCES + pos] = out[_COLS + pos], out[_SEQUENCES + pos]
     n, dead = 0, 0
     for pos in range(n_pos):
-        left = out[_BEST_COLS + pos] & ~out[_BEST_RUNS + pos]
+        left = out[_BEST_COLS + pos] & ~out[_BEST_SEQUENCES + pos]
         rank = pos % N_RANKS
         cards = 0
         for suit in range(4):
@@ -379,7 +379,7 @@ def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
     for suit in range(4):
         sequence = 0
         for pos in range(n_pos + 1):
-            if pos < n_pos and (out[_BEST_RUNS + pos] >> suit) & 1:
+            if pos < n_pos and (out[_BEST_SEQUENCES + pos] >> suit) & 1:
                 sequence |= 1 << (13 * suit + pos % N_RANKS)
             elif sequence:
                 out[n] = sequence
@@ -390,9 +390,9 @@ def _by_ranks(tb: Tables, mask: int, out: np.ndarray) -> tuple[int, int, int]:
 
 
 @kernel()
-def _rank_programme(tb: Tables, out: np.ndarray, n_pos: int) -> int:
+def _rank_programme(tb: Lookups, out: np.ndarray, n_pos: int) -> int:
     """`Arranger._rank_programme`: least deadwood over the positions ``out[_COLS:]``; the suits in sequences
-    go to ``out[_RUNS:]``.
+    go to ``out[_SEQUENCES:]``.
 
     A state is each suit's open sequence length capped at 3 (2 bits a suit); the frontier is
     kept in insertion order, as the reference's dicts are, so ties resolve alike.
@@ -417,23 +417,23 @@ def _rank_programme(tb: Tables, out: np.ndarray, n_pos: int) -> int:
             free = present & ~short
             extra = free
             while True:
-                in_runs = short | extra
+                in_sequences = short | extra
                 new_state = 0
                 for s in range(4):
-                    if (in_runs >> s) & 1:
+                    if (in_sequences >> s) & 1:
                         new_state |= min(((state >> (2 * s)) & 3) + 1, 3) << (2 * s)
-                left = popcount(present & ~in_runs)
+                left = popcount(present & ~in_sequences)
                 new_cost = cost + (0 if left >= 3 else left * value)
                 at = out[_WHERE + new_state]
                 step = pos * _STATES + new_state
                 if at < 0:
                     out[_WHERE + new_state] = n_n
                     out[_N_STATES + n_n], out[_N_COSTS + n_n] = new_state, new_cost
-                    out[_PREV + step], out[_IN_RUNS_OF + step] = state, in_runs
+                    out[_PREV + step], out[_IN_SEQUENCES_OF + step] = state, in_sequences
                     n_n += 1
                 elif new_cost < out[_N_COSTS + at]:
                     out[_N_COSTS + at] = new_cost
-                    out[_PREV + step], out[_IN_RUNS_OF + step] = state, in_runs
+                    out[_PREV + step], out[_IN_SEQUENCES_OF + step] = state, in_sequences
                 if not extra:
                     break
                 extra = (extra - 1) & free
@@ -452,6 +452,6 @@ def _rank_programme(tb: Tables, out: np.ndarray, n_pos: int) -> int:
             best_cost, best_state = cost, state
     state = best_state
     for pos in range(n_pos - 1, -1, -1):
-        out[_RUNS + pos] = out[_IN_RUNS_OF + pos * _STATES + state]
+        out[_SEQUENCES + pos] = out[_IN_SEQUENCES_OF + pos * _STATES + state]
         state = out[_PREV + pos * _STATES + state]
     return best_cost

@@ -3,7 +3,7 @@
 `play_chunk_tables` is what the runner calls: it turns the rules and the lineup into
 arrays (`rules_array`, `lineup_arrays`), plays the games in compiled code
 (`rummysim.compiled.game.play_games`) and builds the same Arrow tables the reference
-engine's records make (`rummysim.tables.to_arrow`), column by column, with no Python
+engine's records make (`rummysim.results.to_arrow`), column by column, with no Python
 object per hand.
 """
 
@@ -17,21 +17,21 @@ import pyarrow as pa
 from numba import njit
 
 from rummysim.cards import CODES
-from rummysim.compiled.arrange import Tables
+from rummysim.compiled.arrange import Lookups
 from rummysim.compiled.bits import popcount
 from rummysim.compiled.game import play_games
 from rummysim.compiled.layout import GAME_COLUMNS, HAND_COLUMNS, PARAMS, POLICIES, UNIFORM, WENT_OUT_BY, settings_array
+from rummysim.results import SCHEMAS
 from rummysim.rules import Ace, Rules
 from rummysim.seeding import root, strategy_rng, stream_key
 from rummysim.specs import Spec, strategy_label
 from rummysim.strategies import make_strategy
-from rummysim.tables import SCHEMAS
 
 
 @cache
-def tables_of(rules: Rules) -> Tables:
+def tables_of(rules: Rules) -> Lookups:
     """Return the lookup tables of the rules' ace setting and value (cached per rules)."""
-    return Tables.of(rules)
+    return Lookups.of(rules)
 
 
 def lineup_arrays(players: Sequence[Spec]) -> tuple[np.ndarray, np.ndarray]:
@@ -87,7 +87,7 @@ def _text(masks: np.ndarray) -> pa.Array:
 
 
 def to_tables(condition: str, labels: Sequence[str], hands: np.ndarray, games: np.ndarray) -> dict[str, pa.Table]:
-    """Return the hands and games tables of the kernels' rows, equal to `rummysim.tables.to_arrow`'s."""
+    """Return the hands and games tables of the kernels' rows, equal to `rummysim.results.to_arrow`'s."""
     names = np.array(labels, dtype=object)
     tables = {}
     for kind, rows, columns in (("hands", hands, HAND_COLUMNS), ("games", games, GAME_COLUMNS)):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rummysim.compiled.arrange import Tables, points
+from rummysim.compiled.arrange import Lookups, points
 from rummysim.compiled.bits import below, derive, draw, kernel, popcount, shuffle
 from rummysim.compiled.layout import (
     ACE,
@@ -186,7 +186,7 @@ def check_cards(h: Hand) -> None:
 
 
 @kernel()
-def _check_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, n: int) -> None:
+def _check_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, n: int) -> None:
     """Raise unless a compiled bot's plays in ``h.plays[:n]`` are legal now, by the rules core (R4.2-R4.7, R5-R7, R12).
 
     The reference engine checks a Python bot's answers the same way (`rummysim.table.apply_plays`).
@@ -215,7 +215,7 @@ def _check_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, n: int) -> N
 
 
 @kernel()
-def _turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, policy: int, params: np.ndarray, key: np.uint64) -> int:
+def _turn(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, policy: int, params: np.ndarray, key: np.uint64) -> int:
     """Play one turn (R4); return how the seat went out (`WENT_OUT_BY` code), 0, `_STALLED` or `_BLOCKED`.
 
     Every move of the compiled bot is checked against the rules core before it is made.
@@ -266,7 +266,7 @@ def _turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, policy: int, params
 
 @kernel()
 def play_hand(
-    tb: Tables,
+    tb: Lookups,
     rules: np.ndarray,
     h: Hand,
     policies: np.ndarray,
@@ -310,7 +310,7 @@ def _grow(rows: np.ndarray, needed: int) -> np.ndarray:
 
 @njit(cache=True)
 def play_games(
-    tb: Tables, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, root: np.uint64,
+    tb: Lookups, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, root: np.uint64,
     start: int, stop: int, stream_keys: np.ndarray, audit: bool,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Play games ``start`` to ``stop`` of one condition (R3-R11); return the hand rows and the game rows.

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from rummysim.compiled.arrange import Tables, points
+from rummysim.compiled.arrange import Lookups, points
 from rummysim.compiled.bits import kernel, popcount
 from rummysim.compiled.columns import tables_of
 from rummysim.compiled.game import draw_card
@@ -43,7 +43,7 @@ FULL_DECK = (1 << 52) - 1
 
 
 @kernel()
-def _score(tb: Tables, h: Hand, winner: int, me: int, rummy: bool, multiplier: int) -> float:
+def _score(tb: Lookups, h: Hand, winner: int, me: int, rummy: bool, multiplier: int) -> float:
     """`rollout.score`: +points if I went out, -points if another seat did (R8)."""
     for seat in range(h.holdings.size):
         h.values[seat] = points(tb, h.holdings[seat])
@@ -52,7 +52,7 @@ def _score(tb: Tables, h: Hand, winner: int, me: int, rummy: bool, multiplier: i
 
 
 @kernel()
-def _block_score(tb: Tables, h: Hand, me: int) -> float:
+def _block_score(tb: Lookups, h: Hand, me: int) -> float:
     """`rollout.block_score`: the lowest hand value wins the differences (R12.3); 0 for a tie."""
     for seat in range(h.holdings.size):
         h.values[seat] = points(tb, h.holdings[seat])
@@ -64,7 +64,7 @@ def _block_score(tb: Tables, h: Hand, me: int) -> float:
 
 
 @kernel()
-def _cut_off(tb: Tables, h: Hand, me: int) -> float:
+def _cut_off(tb: Lookups, h: Hand, me: int) -> float:
     """`rollout._cut_off`: how far ahead I am in points held, halved."""
     least = -1
     for seat in range(h.holdings.size):
@@ -76,7 +76,7 @@ def _cut_off(tb: Tables, h: Hand, me: int) -> float:
 
 
 @kernel()
-def _finish_turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, melded_before: bool, hope: float) -> int:
+def _finish_turn(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, melded_before: bool, hope: float) -> int:
     """`rollout.finish_turn`: greedy's plays, then its discard (hopeful if `hope`); -1 if still in, else rummy."""
     n = plan_plays(tb, rules, h, h.holdings[seat], h.counts[TAKEN], melded_before)[0]
     if n:
@@ -101,7 +101,7 @@ def _finish_turn(tb: Tables, rules: np.ndarray, h: Hand, seat: int, melded_befor
 
 @kernel()
 def _playout(
-    tb: Tables, rules: np.ndarray, h: Hand, seat: int, me: int, depth: int, hope: float, key: np.uint64
+    tb: Lookups, rules: np.ndarray, h: Hand, seat: int, me: int, depth: int, hope: float, key: np.uint64
 ) -> float:
     """`rollout.playout`: the hand played on from `seat`'s draw by greedy for every seat; my reward."""
     n = h.holdings.size
@@ -141,7 +141,7 @@ def _load(h: Hand, cards: np.ndarray, sizes: np.ndarray, fits: np.ndarray, has_m
 
 @njit(cache=True)
 def judge(
-    tb: Tables, rules: np.ndarray, cards: np.ndarray, sizes: np.ndarray, has_melded: np.ndarray, keys: np.ndarray,
+    tb: Lookups, rules: np.ndarray, cards: np.ndarray, sizes: np.ndarray, has_melded: np.ndarray, keys: np.ndarray,
     me: int, kind: int, options: np.ndarray, melded: bool, depth: int, hope: float, later_hope: float,
 ) -> np.ndarray:  # fmt: skip
     """Return my reward per (candidate, position): `rollout._reward` for every pair.

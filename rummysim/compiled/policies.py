@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummysim.compiled.arrange import Tables, arrange, deadwood, deadwood_cards, has_meld, in_meld
+from rummysim.compiled.arrange import Lookups, arrange, deadwood, deadwood_cards, has_meld, in_meld
 from rummysim.compiled.bits import below, draw, kernel, lowest, popcount
 from rummysim.compiled.layout import (
     BLIND,
@@ -43,7 +43,7 @@ FULL_DECK = (1 << 52) - 1
 
 # -- greedy (rummysim.strategies.greedy) ------------------------------------------------------
 @kernel(inline=True)
-def _lowers(tb: Tables, h: Hand, holding: int, top: int) -> bool:
+def _lowers(tb: Lookups, h: Hand, holding: int, top: int) -> bool:
     """`Arranger.lowers`: whether `top` lowers the holding's least deadwood."""
     with_top = holding | 1 << top
     if not in_meld(tb, top, with_top):  # then it only adds its points
@@ -52,7 +52,7 @@ def _lowers(tb: Tables, h: Hand, holding: int, top: int) -> bool:
 
 
 @kernel(inline=True)
-def greedy_draw(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> bool:
+def greedy_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
     """`greedy.takes_discard`: True to take the top discard (it lays off or lowers the least deadwood).
 
     A lay-off counts only where the seat may lay off (R12.1); under ``must_use`` it takes the
@@ -72,7 +72,7 @@ def greedy_draw(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> bool:
 
 
 @kernel(inline=True)
-def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int, lays_off: bool) -> tuple[int, int]:
+def _melds_and_lay_offs(tb: Lookups, h: Hand, holding: int, fits: int, lays_off: bool) -> tuple[int, int]:
     """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off.
 
     Without `lays_off` (R12.1) it lays off only after a meld of its own.
@@ -108,7 +108,7 @@ def _melds_and_lay_offs(tb: Tables, h: Hand, holding: int, fits: int, lays_off: 
 
 
 @kernel(inline=True)
-def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, holding: int, taken: int, melded: bool) -> tuple[int, int]:
+def plan_plays(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int, melded: bool) -> tuple[int, int]:
     """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
     discard_only = rules[GOING_OUT] == 1
     lays_off = may_lay_off(melded, rules[LAY_OFF] == 1)
@@ -131,7 +131,7 @@ def plan_plays(tb: Tables, rules: np.ndarray, h: Hand, holding: int, taken: int,
 
 
 @kernel(inline=True)
-def _highest_by_points(tb: Tables, mask: int) -> int:
+def _highest_by_points(tb: Lookups, mask: int) -> int:
     """The card of a mask with the most points, then the highest card number (greedy's order to hold one back)."""
     best, best_points = -1, -1
     while mask:
@@ -143,7 +143,7 @@ def _highest_by_points(tb: Tables, mask: int) -> int:
 
 
 @kernel(inline=True)
-def highest_card(tb: Tables, mask: int) -> int:
+def highest_card(tb: Lookups, mask: int) -> int:
     """`rummysim.cards.highest_card`: most points, then higher rank, then suit S H D C (R8.2)."""
     span = (mask | mask >> 13 | mask >> 26 | mask >> 39) & 0x1FFF
     for rank in tb.rank_order:
@@ -155,7 +155,7 @@ def highest_card(tb: Tables, mask: int) -> int:
 
 
 @kernel(inline=True)
-def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
+def greedy_discard(tb: Lookups, h: Hand, seat: int) -> int:
     """`greedy.choose_discard`: the highest deadwood card other than the one taken (R4.3, R4.5)."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
     allowed = holding & ~(1 << taken) if taken >= 0 else holding
@@ -176,7 +176,7 @@ def greedy_discard(tb: Tables, h: Hand, seat: int) -> int:
 
 # -- rummy_hunter (rummysim.strategies.rummy_hunter) --------------------------------------------
 @kernel(inline=True)
-def hunter_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int, params: np.ndarray) -> int:
+def hunter_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, params: np.ndarray) -> int:
     """`rummy_hunter.hunting_plays`: greedy's plays, or none while hunting unless out this turn (R8.3).
 
     It does not hunt with a card taken under ``must_use`` (R12.2), nor under block rummy once the
@@ -209,7 +209,7 @@ def unseen(h: Hand, seat: int) -> int:
 
 
 @kernel(inline=True)
-def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
+def potential(tb: Lookups, card: int, holding: int, hidden: int) -> int:
     """`cautious.potential`: three-card melds of `card` with one holding card and one unseen card."""
     count = 0
     for i in range(tb.with_start[card], tb.with_start[card + 1]):
@@ -220,7 +220,7 @@ def potential(tb: Tables, card: int, holding: int, hidden: int) -> int:
 
 
 @kernel(inline=True)
-def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden: int, fits: int) -> float:
+def danger(tb: Lookups, h: Hand, seat: int, card: int, params: np.ndarray, hidden: int, fits: int) -> float:
     """`Cautious.danger`: the expected melds `card` would give the next player (1 if it lays off)."""
     if fits >> card & 1:
         return 1.0
@@ -243,7 +243,7 @@ def danger(tb: Tables, h: Hand, seat: int, card: int, params: np.ndarray, hidden
 
 
 @kernel(inline=True)
-def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
+def cautious_discard(tb: Lookups, h: Hand, seat: int, params: np.ndarray) -> int:
     """`Cautious.discard`: the deadwood card of highest points less hope and danger, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
     allowed = holding & ~(1 << taken) if taken >= 0 else holding
@@ -266,7 +266,7 @@ def cautious_discard(tb: Tables, h: Hand, seat: int, params: np.ndarray) -> int:
 
 
 @kernel(inline=True)
-def hopeful_discard(tb: Tables, h: Hand, seat: int, hope: float, hidden: int) -> int:
+def hopeful_discard(tb: Lookups, h: Hand, seat: int, hope: float, hidden: int) -> int:
     """`cautious.hopeful_discard`: the deadwood card of highest points less `hope` x its potential, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
     allowed = holding & ~(1 << taken) if taken >= 0 else holding
@@ -294,7 +294,7 @@ def pick(h: Hand, seat: int, n: int) -> int:
 
 @kernel(inline=True)
 def _uniform_options(
-    tb: Tables, rules: np.ndarray, h: Hand, holding: int, n_ext: int, melded: bool, pending: int, taken: int
+    tb: Lookups, rules: np.ndarray, h: Hand, holding: int, n_ext: int, melded: bool, pending: int, taken: int
 ) -> int:
     """`Uniform._options` into ``h.options``: every legal single play, melds then lay-offs; return how many.
 
@@ -324,7 +324,7 @@ def _uniform_options(
 
 
 @kernel(inline=True)
-def uniform_draw(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> bool:
+def uniform_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
     """`Uniform.draw`: a random pile among those allowed (R4.6, R12.2); True for the discard pile."""
     top = top_discard(h)
     if top < 0:
@@ -337,7 +337,7 @@ def uniform_draw(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> bool:
 
 
 @kernel(inline=True)
-def uniform_plays(tb: Tables, rules: np.ndarray, h: Hand, seat: int) -> int:
+def uniform_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> int:
     """`Uniform.play`: pick among "stop" and every legal meld and lay-off, again and again.
 
     While a card taken under ``must_use`` is held, only among its plays, with no "stop" (R12.2).

@@ -16,7 +16,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from rummysim.cards import KING
-from rummysim.compiled.arrange import LANE, OUT_SIZE, Tables
+from rummysim.compiled.arrange import LANE, OUT_SIZE, Lookups
 from rummysim.compiled.bits import kernel, lowest, popcount
 
 PILE, STOCK, MELDS, TURN, REBUILDS, DRAWN, TAKEN, SEEN = range(8)
@@ -73,7 +73,7 @@ def new_hand(n: int) -> Hand:
 
 
 @kernel(inline=True)
-def lay_off_fits(tb: Tables, meld: int) -> int:
+def lay_off_fits(tb: Lookups, meld: int) -> int:
     """`rummysim.melds.lay_off_fits`: every card whose addition leaves a legal meld (R6.1).
 
     A group of three takes its rank's fourth card (R5.1); a sequence takes the card below
@@ -142,7 +142,7 @@ def copy_table(h: Hand) -> int:
 
 
 @kernel(inline=True)
-def apply_play(tb: Tables, h: Hand, seat: int, kind: int, cards: int, meld: int) -> None:
+def apply_play(tb: Lookups, h: Hand, seat: int, kind: int, cards: int, meld: int) -> None:
     """Play a meld (kind 0) or lay off a card on meld `meld` (kind 1): `rummysim.table.apply_event` (R5.4, R6.2).
 
     Plays come from compiled bots, which `tests/test_compiled.py` holds to the reference's

@@ -38,7 +38,7 @@ from rummysim.report.tables import (
     strategies_text,
 )
 from rummysim.report.verdicts import Verdict, group_title, verdicts
-from rummysim.tables import MANIFEST, Results, load_results, write_text_atomic
+from rummysim.results import MANIFEST, Results, load_results, write_text_atomic
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 """rummysim's docs, where the package runs from a clone (reports link to them there)."""
