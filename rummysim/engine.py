@@ -3,7 +3,8 @@
 The engine deals (R3), asks each seat in turn to draw, play and discard (R4), checks
 every answer with the pure rules of `rummysim.moves`, rebuilds the stock (R10.1),
 stalls endless hands (R10.2) and scores the winner (R8). Bots see only frozen
-`PlayerView` snapshots built here; the state itself never leaves this module.
+`PlayerView` snapshots built here; the state itself is given to no bot (`rummysim.ending`
+reads it to score the hand).
 
 What a bot is handed cannot change the game: each seat's views carry that seat's own
 copy of the rules (the engine plays from another, which no bot is given), every other
@@ -13,29 +14,19 @@ values (`rummysim.moves.plain_plays`) before it is checked.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
-from rummysim.cards import points
-from rummysim.core import (
-    block_points,
-    block_winner,
-    blocked,
-    keeps_taken,
-    left_of,
-    may_rebuild,
-    out_of_turns,
-    out_points,
-    went_rummy,
-)
+from rummysim.bot_errors import BotErrors
+from rummysim.core import blocked, keeps_taken, left_of, may_rebuild, out_of_turns, went_rummy
 from rummysim.dealing import Deal, deal
-from rummysim.errors import BotError, ConfigError, IllegalMoveError, StrategyError
+from rummysim.ending import HandResult as HandResult  # defined there, importable from here as before
+from rummysim.ending import finish, so_far
+from rummysim.errors import BotError, ConfigError
 from rummysim.moves import (
     Discarded,
     Drew,
     Event,
-    HandEnded,
     HandStarted,
     Melded,
     Pile,
@@ -47,37 +38,19 @@ from rummysim.moves import (
     plain_plays,
     shown,
 )
-from rummysim.records import HandRecord, TurnRecord, hand_records
+from rummysim.records import TurnRecord
 from rummysim.rules import Rules, StockOut, TakeDiscard
 from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
-from rummysim.strategies.sealed import SealedError
 from rummysim.table import Table, apply_plays, taken_unused
-from rummysim.timing import OverTime, limited
+from rummysim.timing import limited
 from rummysim.trace import check_cards, turn_record
 
 _new = tuple.__new__
 """Build a named tuple from a tuple of its fields, in order: a Python call fewer than ``Cls(...)``."""
 
 _STOCK, _DISCARD = Pile.STOCK, Pile.DISCARD  # a member read through its enum class costs a lookup each time
-
-
-class HandResult(NamedTuple):
-    """What `play_hand` returns: the records and the public log of the hand."""
-
-    records: tuple[HandRecord, ...]
-    """One per seat."""
-    winner: int | None
-    points: int
-    went_out_by: WentOutBy | None
-    went_rummy: bool
-    stalled: bool
-    events: tuple[Event, ...]
-    turns: tuple[TurnRecord, ...] = ()
-    """One per turn when traced, with the private cards drawn."""
-    deal: Deal | None = None
-    """The cards as dealt (R3): with the events, every position of the hand follows."""
 
 
 class _Stalled(Exception):
@@ -105,7 +78,6 @@ class _Hand:
         self.dealer = dealer
         self.scores = scores
         self.key = key
-        self.seed = seed
         self.game, self.hand = game, hand
         self.start = start
         self.holdings = list(start.holdings)
@@ -135,12 +107,7 @@ class _Hand:
         self.seen_at = 0
         self.trace: list[TurnRecord] | None = [] if trace else None
         self.audit = audit
-        self.time_limit = time_limit
-
-    @property
-    def context(self) -> str:
-        """Return how to replay this hand, for error messages (made only when one is raised)."""
-        return f"reproduce with seed={self.seed} game={self.game} hand={self.hand}"
+        self.errors = BotErrors(names, rules, seed, game, hand, time_limit)
 
     # -- views and events --------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
@@ -183,42 +150,7 @@ class _Hand:
             try:
                 observe(event)
             except Exception as exc:
-                raise self._crash(seat, "observe", exc) from exc
-
-    # -- the seats' errors -----------------------------------------------------------
-    def _crash(self, seat: int, decision: str, exc: Exception) -> StrategyError:
-        if isinstance(exc, OverTime):
-            what = f"took longer than the time limit of {self.time_limit} s per decision in {decision}"
-        elif isinstance(exc, SealedError) and exc.raised is None:  # a sealed bot hung, died or sent garbage
-            what = f"{exc}"
-        else:
-            kind = exc.raised if isinstance(exc, SealedError) else type(exc).__name__
-            what = f"raised {kind} in {decision}: {exc}"
-        # the bot's own traceback, as text so that it crosses from a worker process (``--debug`` shows it)
-        detail = exc.traceback if isinstance(exc, SealedError) else "".join(traceback.format_exception(exc))
-        what = f"seat {seat} ({self.names[seat]}) {what}"
-        return StrategyError(f"{what}; {self.context}", detail=detail, **self._where(seat, what))
-
-    def illegal(self, seat: int, move: str, rejected: Rejected) -> IllegalMoveError:
-        what = f"seat {seat} ({self.names[seat]}): {rejected.reason} ({rejected.rule})"
-        return IllegalMoveError(f"{what}; {self.context}", move=move, rule=rejected.rule, **self._where(seat, what))
-
-    def _where(self, seat: int, what: str) -> dict[str, Any]:
-        """Return a bot error's context: who failed, and what replays the hand (`rummysim.errors.BotError`)."""
-        return dict(seat=seat, strategy=self.names[seat], what=what, seed=self.seed, game=self.game, hand=self.hand,
-                    rules=self.rules, names=tuple(self.names))  # fmt: skip
-
-    def so_far(self) -> HandResult:
-        """Return the hand as far as it went, for a replay of a hand a bot stopped (no records: it was not scored)."""
-        turns = list(self.trace or ())
-        draws = [i for i, event in enumerate(self.history) if isinstance(event, Drew)]
-        if self.trace is not None and len(draws) > len(turns):  # the turn that failed drew, but did not end
-            drew = cast("Drew", self.history[draws[-1]])
-            turns.append(turn_record(
-                self.history[draws[-1]:], game=self.game, hand=self.hand, turn=self.turn, seat=drew.seat,
-                strategy=self.names[drew.seat], drawn=self.drawn, holding=self.holdings[drew.seat],
-            ))  # fmt: skip
-        return HandResult((), None, 0, None, False, False, tuple(self.history), tuple(turns), self.start)
+                raise self.errors.crash(seat, "observe", exc) from exc
 
     # -- the turns ----------------------------------------------------------------------
     def play_out(self, seat: int) -> tuple[int | None, WentOutBy | None, bool]:
@@ -260,14 +192,14 @@ class _Hand:
         try:
             answer: Any = self.draws[seat](self.view(seat))
         except Exception as exc:
-            raise self._crash(seat, "draw", exc) from exc
+            raise self.errors.crash(seat, "draw", exc) from exc
         if answer is _STOCK or (answer is _DISCARD and self.discard_pile):
             pile = answer  # the common, legal answers, checked inline
         else:
             try:
                 pile = check_draw(answer, discard_pile_size=len(self.discard_pile))
             except Rejected as rejected:
-                raise self.illegal(seat, f"draw {shown(answer)}", rejected) from None
+                raise self.errors.illegal(seat, f"draw {shown(answer)}", rejected) from None
         if pile is _DISCARD:
             card = self.discard_pile[-1]
             self.discard_pile = self.discard_pile[:-1]
@@ -296,12 +228,12 @@ class _Hand:
         try:
             answer: Any = self.plays[seat](seen)
         except Exception as exc:
-            raise self._crash(seat, "play", exc) from exc
+            raise self.errors.crash(seat, "play", exc) from exc
         went_out_by = None
         if answer is not None and not (type(answer) in (list, tuple) and not answer):
             went_out_by = self.apply(seat, answer)
         if must_use and self.taken is not None and keeps_taken(self.holdings[seat], self.taken, must_use):
-            raise self.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
+            raise self.errors.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
         return went_out_by
 
     def discard(self, seat: int) -> WentOutBy | None:
@@ -310,7 +242,7 @@ class _Hand:
         try:  # the play's view again, unless the seat played
             answer: Any = self.discards[seat](seen)
         except Exception as exc:
-            raise self._crash(seat, "discard", exc) from exc
+            raise self.errors.crash(seat, "discard", exc) from exc
         holding = self.holdings[seat]
         if type(answer) is int and 0 <= answer < 52 and holding >> answer & 1 and answer != self.taken:
             card = answer  # the common, legal answer, checked inline
@@ -318,7 +250,7 @@ class _Hand:
             try:
                 card = check_discard(answer, holding=holding, taken=self.taken)
             except Rejected as rejected:
-                raise self.illegal(seat, f"discard {shown(answer)}", rejected) from None
+                raise self.errors.illegal(seat, f"discard {shown(answer)}", rejected) from None
         self.holdings[seat] = holding ^ 1 << card
         self.sizes[seat] -= 1
         self.discard_pile += (card,)
@@ -344,7 +276,7 @@ class _Hand:
         try:
             plays = plain_plays(answer)
         except Rejected as rejected:
-            raise self.illegal(seat, f"play {shown(answer)}", rejected) from None
+            raise self.errors.illegal(seat, f"play {shown(answer)}", rejected) from None
         if not plays:
             return None
         try:
@@ -352,7 +284,7 @@ class _Hand:
                 plays, seat=seat, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
             )
         except Rejected as rejected:
-            raise self.illegal(seat, "; ".join(map(str, plays)), rejected) from None
+            raise self.errors.illegal(seat, "; ".join(map(str, plays)), rejected) from None
         self.holdings[seat], self.table = holding, table
         self.sizes[seat] = holding.bit_count()
         if not self.has_melded[seat]:
@@ -406,13 +338,7 @@ def play_hand(
         start = deal(rules, dealer=dealer, key=key)
     elif len(start.holdings) != n:
         raise ConfigError(f"deal: {len(start.holdings)} holdings for {n} players (R3.2)")
-    if names is not None and not any(isinstance(p, (str, Mapping)) for p in players):
-        # bots built and labelled already, as play_game passes them: what make_lineup would return
-        strategies, labels = cast("Sequence[Strategy]", players), names
-    else:
-        strategies, labels = make_lineup(players, seed=seed, game=game)
-        if names is not None:
-            labels = list(names)
+    strategies, labels = _lineup(players, names=names, seed=seed, game=game)
     score_tuple = tuple(scores) if scores is not None else (0,) * n
     state = _Hand(
         strategies, rules=rules, names=labels, start=start, dealer=dealer, scores=score_tuple, key=key,
@@ -427,35 +353,17 @@ def play_hand(
         winner, went_out_by, went_rummy = None, WentOutBy.BLOCK, False
     except BotError as error:
         if trace:  # a replay shows the hand up to the failure
-            error.so_far = state.so_far()
+            error.so_far = so_far(state)
         raise
-    return _finish(state, winner=winner, went_out_by=went_out_by, went_rummy=went_rummy)
+    return finish(state, winner=winner, went_out_by=went_out_by, went_rummy=went_rummy)
 
 
-def _finish(state: _Hand, *, winner: int | None, went_out_by: WentOutBy | None, went_rummy: bool) -> HandResult:
-    """Score the hand (R8.1-R8.3, R12.3) and build its records.
-
-    A blocked hand (`went_out_by` block) is won by the one lowest hand value; a tie has no
-    winner and is recorded as stalled, since it counts toward `stall_after_hands` (R12.3).
-    """
-    rules, holdings = state.rules, state.holdings
-    left = [points(h, ace_value=rules.ace_value) for h in holdings]
-    multiplier = rules.rummy_multiplier if went_rummy else 1
-    if went_out_by is WentOutBy.BLOCK:
-        lowest = block_winner(left)
-        winner = lowest if lowest >= 0 else None
-        won_points = block_points(left, lowest) if winner is not None else 0
-    else:
-        won_points = out_points(left, went_rummy, rules.rummy_multiplier) if winner is not None else 0
-    stalled = winner is None
-    state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(holdings)))
-    records = hand_records(
-        game=state.game, hand=state.hand, dealer=state.dealer, names=state.names, scores=state.scores,
-        holdings=holdings, holding_points=left, winner=winner, points=won_points,
-        went_out_by=went_out_by.value if went_out_by is not None else None, went_rummy=went_rummy,
-        multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
-    )  # fmt: skip
-    return _new(HandResult, (
-        records, winner, won_points, went_out_by, went_rummy, stalled, tuple(state.history),
-        tuple(state.trace or ()), state.start,
-    ))  # fmt: skip
+def _lineup(
+    players: Sequence[Strategy | str | Mapping[str, Any]], *, names: Sequence[str] | None, seed: int, game: int
+) -> tuple[Sequence[Strategy], Sequence[str]]:
+    """Return the strategies by seat, built from specs with the stream of (`seed`, `game`, seat), and their labels."""
+    if names is not None and not any(isinstance(p, (str, Mapping)) for p in players):
+        # bots built and labelled already, as play_game passes them: what make_lineup would return
+        return cast("Sequence[Strategy]", players), names
+    strategies, labels = make_lineup(players, seed=seed, game=game)
+    return strategies, labels if names is None else list(names)
