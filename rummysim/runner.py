@@ -18,7 +18,7 @@ import platform
 import shutil
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,100 +27,36 @@ import rummysim.compiled as compiled
 import rummysim.precision as precision
 import rummysim.provenance as provenance
 from rummysim.chunks import default_chunk_games, execute, plan
-from rummysim.design import Experiment, check_streams
+from rummysim.design import Experiment
 from rummysim.engine_choice import Choice, choose_engine
-from rummysim.errors import BotError, ConfigError, DiskError, disk_error, whole_number
+from rummysim.errors import BotError, ConfigError, DiskError, whole_number
 from rummysim.experiment import load_experiment
-from rummysim.ledger import LEDGER, Ledger, chunk_name, chunk_span
+from rummysim.ledger import LEDGER, Ledger, chunk_span
 from rummysim.measures import MEASURES
 from rummysim.progress import AnalysisBar, RunBar, hand_rows
 from rummysim.replay import blame
-from rummysim.results import (
-    MANIFEST,
-    Results,
-    finished_chunks,
-    load_results,
-    merge_chunks,
-    remove_leftovers,
-    split_tables,
-    trim_chunk,
-    write_chunk,
-    write_text_atomic,
+from rummysim.results import MANIFEST, Results, load_results, merge_chunks, write_chunk, write_text_atomic
+from rummysim.resume import (
+    AGAIN,
+    RESUME,
+    fit_chunks,
+    load_finished,
+    lock,
+    open_chunks,
+    prepare,
+    prove_chunks,
+    reopen,
+    writing,
 )
+from rummysim.resume import FORCE as FORCE  # defined there, importable from here as before
+from rummysim.resume import LOCK as LOCK
+from rummysim.resume import STATE as STATE
 from rummysim.seeding import STREAMS
 from rummysim.specs import check_names
 from rummysim.version import __version__
 
-STATE = "run.json"
-LOCK = ".lock"
-RESUME = "run the same command again to resume"
-AGAIN = "run the same command again"
-FORCE = "rerun with --force to play it again"
 ROUNDS = 3
 """How many times a chunk is played again before a run gives up on a disk that keeps damaging it."""
-
-
-@contextlib.contextmanager
-def _writing(folder: Path, doing: str, then: str = RESUME) -> Iterator[None]:
-    """Turn a failed write (no space, no permission, read-only, a folder gone) into one line naming `folder`."""
-    try:
-        yield
-    except OSError as error:
-        raise disk_error(error, folder=folder, doing=doing, then=then) from error
-
-
-@contextlib.contextmanager
-def _lock(folder: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the results folder; the OS frees it if the process dies."""
-    import fcntl
-
-    with _writing(folder, "preparing the results folder", then=AGAIN):
-        handle = open(folder / LOCK, "a+")  # noqa: SIM115 - held for the whole run
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise ConfigError(
-            f"{folder}: another rummysim run is writing these results; wait for it to finish "
-            "or give this run another --out"
-        ) from None
-    try:
-        yield
-    finally:
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        handle.close()
-
-
-def _prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
-    """Check the folder holds this experiment's results (or nothing); with `force`, clear it."""
-    state_path = folder / STATE
-    if state_path.exists() and not force:
-        state = json.loads(state_path.read_text())
-        check_streams(
-            state.get("streams", 1), folder=folder,
-            cannot="resume them; rerun with --force to start over or give another --out",
-        )  # fmt: skip
-        if state.get("fingerprint") != experiment.fingerprint():
-            raise ConfigError(
-                f"{folder}: holds results of a different experiment (fingerprint {state.get('fingerprint')}, "
-                f"this one {experiment.fingerprint()}); rerun with --force to start over or give another --out"
-            )
-    if force:
-        for name in ("chunks", STATE, LEDGER, MANIFEST, "hands.parquet", "games.parquet", "turns.parquet"):
-            path = folder / name
-            if path.is_dir():
-                shutil.rmtree(path)
-            elif path.exists():
-                path.unlink()
-    _started(folder, experiment)
-    remove_leftovers(folder)
-
-
-def _started(folder: Path, experiment: Experiment) -> None:
-    """Record the experiment being played before any game is: a stopped or failed run replays from it."""
-    state = {"fingerprint": experiment.fingerprint(), "streams": STREAMS, "rummysim_version": __version__,
-             "source": experiment.source, "experiment": experiment.to_dict()}  # fmt: skip
-    write_text_atomic(json.dumps(state, indent=2), folder / STATE)
 
 
 def run_experiment(
@@ -159,13 +95,13 @@ def run_experiment(
         raise ConfigError("--jobs: 0 workers; give a number of workers, or -1 for every core")
     check_names((p for c in experiment.conditions for p in c.players), where=f"{experiment.source}: players")
     folder = Path(out) / experiment.name
-    with _writing(folder, "preparing the results folder", then=AGAIN):
+    with writing(folder, "preparing the results folder", then=AGAIN):
         folder.mkdir(parents=True, exist_ok=True)
     options: dict[str, Any] = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=chunk_games,
                                    trace=trace, quiet=quiet, overrides={"games": games, "seed": seed})  # fmt: skip
-    with _lock(folder):
-        with _writing(folder, "preparing the results folder", then=AGAIN):
-            _prepare(folder, experiment, force=force)
+    with lock(folder):
+        with writing(folder, "preparing the results folder", then=AGAIN):
+            prepare(folder, experiment, force=force)
         if not experiment.precision:
             return _play(experiment, folder, **options)
         return _sized(experiment, folder, options)
@@ -176,7 +112,7 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     from rummysim.analysis import analyze
 
     waves: list[dict[str, int]] = []
-    finished = _finished(folder)  # the folder's tables as they stand, checked once
+    finished = load_finished(folder)  # the folder's tables as they stand, checked once
     results = None
     while True:
         wave = _games(experiment)
@@ -201,25 +137,11 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     if results is None:  # the last wave was a prefix of a finished run: cut it to these games (nothing is played)
         results = _play(experiment, folder, finished=finished, **options)
     manifest = results.manifest | {"precision": precision.record(experiment, waves, found)}
-    with _writing(folder, "writing the manifest"):
+    with writing(folder, "writing the manifest"):
         write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
     results.manifest = manifest
     results.analysis = analysis  # the report's own analysis of these tables: `rummysim run` does not make it twice
     return results
-
-
-def _finished(folder: Path) -> Results | None:
-    """Return the folder's finished results, every table checked against the manifest, or None if it holds none.
-
-    Finished means the manifest and the tables: committed results keep only the manifest
-    and report (results/README.md), and a run there plays the tables again. Tables the
-    manifest does not record are never resumed, extended or cut (`_reopen` splits every kind).
-    """
-    if not all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
-        return None
-    finished = load_results(folder)
-    finished.check_tables(*[k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()], again=FORCE)
-    return finished
 
 
 def _games(experiment: Experiment) -> dict[str, int]:
@@ -244,19 +166,19 @@ def _games_text(games: dict[str, int]) -> str:
 def _play(experiment: Experiment, folder: Path, *, finished: Results | None = None, **options: Any) -> Results:
     """Return the folder's results for exactly this experiment's games, playing what is missing.
 
-    `finished`: the folder's finished results if already read (`_finished`). Finished
-    results of other numbers of games become chunks again (`_reopen`), so the run is
+    `finished`: the folder's finished results if already read (`load_finished`). Finished
+    results of other numbers of games become chunks again (`reopen`), so the run is
     extended (or cut to the games asked) rather than played anew.
     """
-    finished = finished or _finished(folder)
+    finished = finished or load_finished(folder)
     if finished is not None:
         if options["trace"] and not (folder / "turns.parquet").exists():
             raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
         played = _games(finished.experiment)
         if played == _games(experiment):
             return _restated(finished, experiment)
-        with _writing(folder, "reopening the finished tables"):
-            _reopen(folder, experiment, played)
+        with writing(folder, "reopening the finished tables"):
+            reopen(folder, experiment, played)
     return _run(experiment, folder, **options)
 
 
@@ -270,57 +192,9 @@ def _restated(finished: Results, experiment: Experiment) -> Results:
     if finished.manifest.get("experiment") == record:
         return finished
     finished.manifest = finished.manifest | {"experiment": record}
-    with _writing(finished.folder, "writing the manifest"):
+    with writing(finished.folder, "writing the manifest"):
         write_text_atomic(json.dumps(finished.manifest, indent=2), finished.folder / MANIFEST)
     return finished
-
-
-def _reopen(folder: Path, experiment: Experiment, played: dict[str, int]) -> None:
-    """Turn a finished run's tables back into one chunk per condition, recorded in the ledger, to extend it."""
-    chunk_dir = folder / "chunks"
-    shutil.rmtree(chunk_dir, ignore_errors=True)
-    chunk_dir.mkdir()
-    ids = {c.name: chunk_name(i, 0, played[c.name]) for i, c in enumerate(experiment.conditions)}
-    kinds = [k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()]
-    ledger = Ledger(folder)
-    ledger.records.clear()
-    for chunk_id, record in split_tables(folder, chunk_dir, ids, kinds).items():
-        ledger.records[chunk_id] = record
-    ledger.rewrite()
-    (folder / MANIFEST).unlink()
-    for kind in kinds:
-        (folder / f"{kind}.parquet").unlink()
-
-
-def _fit(done: set[str], experiment: Experiment, chunk_dir: Path, ledger: Ledger) -> set[str]:
-    """Return the finished chunks within each condition's games: one that runs past them is cut, later ones left out."""
-    kept = set()
-    for chunk_id in sorted(done):
-        number, start, stop = chunk_span(chunk_id)
-        condition = experiment.conditions[number]
-        games = experiment.games_of(condition)
-        if stop <= games:
-            kept.add(chunk_id)
-        elif start < games:
-            cut = chunk_name(number, start, games)
-            with _writing(chunk_dir, "writing chunks"):
-                ledger.add(cut, trim_chunk(chunk_dir, chunk_id, cut, games))
-            kept.add(cut)
-    return kept
-
-
-def _prove(ledger: Ledger, chunk_dir: Path, experiment: Experiment) -> set[str]:
-    """Return the finished chunks whose bytes match the ledger; say which ones are played again, and why."""
-
-    def notice(chunk_id: str, problem: str) -> None:
-        number, start, stop = chunk_span(chunk_id)
-        name = experiment.conditions[number].name if number < len(experiment.conditions) else f"#{number}"
-        problem = problem if problem == "is missing" else f"is damaged: {problem}"
-        print(f"rummysim: chunk {chunk_id} (condition {name}, games {start} to {stop - 1}) in {chunk_dir} "
-              f"{problem}; playing its games again", file=sys.stderr)  # fmt: skip
-
-    with _writing(chunk_dir, "checking the chunks"):
-        return ledger.prove(chunk_dir, finished_chunks(chunk_dir), notice=notice)
 
 
 def _say(line: str) -> None:
@@ -332,7 +206,7 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
          chunk_games: int, trace: bool, quiet: bool, overrides: dict[str, Any]) -> Results:  # fmt: skip
     """Play the chunks still missing, merge every chunk into the tables and write the manifest."""
     chunk_dir = folder / "chunks"
-    ledger, done = _open_chunks(experiment, folder, chunk_dir)
+    ledger, done = open_chunks(experiment, folder, chunk_dir)
     resumed = len(done)
     choices = _engines(experiment, trace=trace, quiet=quiet)
     started = datetime.now(timezone.utc)
@@ -344,30 +218,18 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     seconds = time.perf_counter() - clock
     chunks = [chunk_dir / c for c in sorted(done)]
     kinds = ["hands", "games"] + (["turns"] if trace and all((c / "turns.parquet").exists() for c in chunks) else [])
-    with _writing(folder, "merging the tables"):
+    with writing(folder, "merging the tables"):
         records = merge_chunks(chunks, folder, kinds)
     manifest = _manifest(
         experiment, choices=choices, records=records, overrides=overrides, started=started, seconds=seconds,
         hands_played=hands_played, resumed=resumed, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
         chunk_games=chunk_games,
     )  # fmt: skip
-    with _writing(folder, "writing the manifest"):
+    with writing(folder, "writing the manifest"):
         write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
         shutil.rmtree(chunk_dir)
         (folder / LEDGER).unlink(missing_ok=True)
     return load_results(folder)
-
-
-def _open_chunks(experiment: Experiment, folder: Path, chunk_dir: Path) -> tuple[Ledger, set[str]]:
-    """Return the ledger of the chunks folder and the finished chunks that prove themselves, fitted to the games."""
-    with _writing(chunk_dir, "writing chunks"):
-        _started(folder, experiment)  # this wave's games, for a replay if a bot stops it
-        chunk_dir.mkdir(exist_ok=True)
-        ledger = Ledger(folder)
-    done = _fit(
-        _prove(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
-    )  # only chunks that prove themselves
-    return ledger, done
 
 
 def _engines(experiment: Experiment, *, trace: bool, quiet: bool) -> list[Choice]:
@@ -402,12 +264,12 @@ def _play_chunks(
                 )
             sizes = {c.id: c.stop - c.start for c in todo}
             for chunk_id, tables, n_hands in execute(todo, backend=backend, n_jobs=n_jobs, scheduler=scheduler):
-                with _writing(chunk_dir, "writing chunks"):
+                with writing(chunk_dir, "writing chunks"):
                     ledger.add(chunk_id, write_chunk(chunk_dir, chunk_id, tables))
                 hands_played += n_hands
                 progress.update(sizes[chunk_id], n_hands)
-            done = _fit(
-                _prove(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
+            done = fit_chunks(
+                prove_chunks(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
             )  # bad data is never merged
     except BotError as error:
         raise blame(error, experiment, folder) from error

@@ -17,7 +17,8 @@ from rummysim.design import rotated
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.results import load_results
-from rummysim.runner import _lock, run_experiment
+from rummysim.resume import lock as _lock
+from rummysim.runner import run_experiment
 
 SPEC = {
     "name": "tiny",

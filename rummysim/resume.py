@@ -1,0 +1,178 @@
+"""What lets a run stop and resume: its results folder, locked, and what the folder holds between runs.
+
+A run records its experiment in ``run.json`` (`STATE`) before any game is played, so a
+stopped or failed run resumes, or replays a bot's failure, from it; it plays into
+``chunks/``, and on resume keeps only the finished chunks whose bytes match the ledger
+(`rummysim.ledger`), cut to the games asked. A finished run asked for more games, or
+fewer, is reopened: its tables become chunks again. A failed write is one line naming
+the folder (`writing`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from rummysim.design import Experiment, check_streams
+from rummysim.errors import ConfigError, disk_error
+from rummysim.ledger import LEDGER, Ledger, chunk_name, chunk_span
+from rummysim.results import (
+    MANIFEST,
+    Results,
+    finished_chunks,
+    load_results,
+    remove_leftovers,
+    split_tables,
+    trim_chunk,
+    write_text_atomic,
+)
+from rummysim.seeding import STREAMS
+from rummysim.version import __version__
+
+STATE = "run.json"
+LOCK = ".lock"
+# what a one-line error of the folder tells the user to do next
+RESUME = "run the same command again to resume"
+AGAIN = "run the same command again"
+FORCE = "rerun with --force to play it again"
+
+
+@contextlib.contextmanager
+def writing(folder: Path, doing: str, then: str = RESUME) -> Iterator[None]:
+    """Turn a failed write (no space, no permission, read-only, a folder gone) into one line naming `folder`."""
+    try:
+        yield
+    except OSError as error:
+        raise disk_error(error, folder=folder, doing=doing, then=then) from error
+
+
+@contextlib.contextmanager
+def lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the results folder; the OS frees it if the process dies."""
+    import fcntl
+
+    with writing(folder, "preparing the results folder", then=AGAIN):
+        handle = open(folder / LOCK, "a+")  # noqa: SIM115 - held for the whole run
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ConfigError(
+            f"{folder}: another rummysim run is writing these results; wait for it to finish "
+            "or give this run another --out"
+        ) from None
+    try:
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+def prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
+    """Check the folder holds this experiment's results (or nothing); with `force`, clear it."""
+    state_path = folder / STATE
+    if state_path.exists() and not force:
+        state = json.loads(state_path.read_text())
+        check_streams(
+            state.get("streams", 1), folder=folder,
+            cannot="resume them; rerun with --force to start over or give another --out",
+        )  # fmt: skip
+        if state.get("fingerprint") != experiment.fingerprint():
+            raise ConfigError(
+                f"{folder}: holds results of a different experiment (fingerprint {state.get('fingerprint')}, "
+                f"this one {experiment.fingerprint()}); rerun with --force to start over or give another --out"
+            )
+    if force:
+        for name in ("chunks", STATE, LEDGER, MANIFEST, "hands.parquet", "games.parquet", "turns.parquet"):
+            path = folder / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+    record_start(folder, experiment)
+    remove_leftovers(folder)
+
+
+def record_start(folder: Path, experiment: Experiment) -> None:
+    """Record the experiment being played before any game is: a stopped or failed run replays from it."""
+    state = {"fingerprint": experiment.fingerprint(), "streams": STREAMS, "rummysim_version": __version__,
+             "source": experiment.source, "experiment": experiment.to_dict()}  # fmt: skip
+    write_text_atomic(json.dumps(state, indent=2), folder / STATE)
+
+
+def load_finished(folder: Path) -> Results | None:
+    """Return the folder's finished results, every table checked against the manifest, or None if it holds none.
+
+    Finished means the manifest and the tables: committed results keep only the manifest
+    and report (results/README.md), and a run there plays the tables again. Tables the
+    manifest does not record are never resumed, extended or cut (`reopen` splits every kind).
+    """
+    if not all((folder / name).exists() for name in (MANIFEST, "hands.parquet", "games.parquet")):
+        return None
+    finished = load_results(folder)
+    finished.check_tables(*[k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()], again=FORCE)
+    return finished
+
+
+def reopen(folder: Path, experiment: Experiment, played: dict[str, int]) -> None:
+    """Turn a finished run's tables back into one chunk per condition, recorded in the ledger, to extend it."""
+    chunk_dir = folder / "chunks"
+    shutil.rmtree(chunk_dir, ignore_errors=True)
+    chunk_dir.mkdir()
+    ids = {c.name: chunk_name(i, 0, played[c.name]) for i, c in enumerate(experiment.conditions)}
+    kinds = [k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()]
+    ledger = Ledger(folder)
+    ledger.records.clear()
+    for chunk_id, record in split_tables(folder, chunk_dir, ids, kinds).items():
+        ledger.records[chunk_id] = record
+    ledger.rewrite()
+    (folder / MANIFEST).unlink()
+    for kind in kinds:
+        (folder / f"{kind}.parquet").unlink()
+
+
+def fit_chunks(done: set[str], experiment: Experiment, chunk_dir: Path, ledger: Ledger) -> set[str]:
+    """Return the finished chunks within each condition's games: one that runs past them is cut, later ones left out."""
+    kept = set()
+    for chunk_id in sorted(done):
+        number, start, stop = chunk_span(chunk_id)
+        condition = experiment.conditions[number]
+        games = experiment.games_of(condition)
+        if stop <= games:
+            kept.add(chunk_id)
+        elif start < games:
+            cut = chunk_name(number, start, games)
+            with writing(chunk_dir, "writing chunks"):
+                ledger.add(cut, trim_chunk(chunk_dir, chunk_id, cut, games))
+            kept.add(cut)
+    return kept
+
+
+def prove_chunks(ledger: Ledger, chunk_dir: Path, experiment: Experiment) -> set[str]:
+    """Return the finished chunks whose bytes match the ledger; say which ones are played again, and why."""
+
+    def notice(chunk_id: str, problem: str) -> None:
+        number, start, stop = chunk_span(chunk_id)
+        name = experiment.conditions[number].name if number < len(experiment.conditions) else f"#{number}"
+        problem = problem if problem == "is missing" else f"is damaged: {problem}"
+        print(f"rummysim: chunk {chunk_id} (condition {name}, games {start} to {stop - 1}) in {chunk_dir} "
+              f"{problem}; playing its games again", file=sys.stderr)  # fmt: skip
+
+    with writing(chunk_dir, "checking the chunks"):
+        return ledger.prove(chunk_dir, finished_chunks(chunk_dir), notice=notice)
+
+
+def open_chunks(experiment: Experiment, folder: Path, chunk_dir: Path) -> tuple[Ledger, set[str]]:
+    """Return the ledger of the chunks folder and the finished chunks that prove themselves, fitted to the games."""
+    with writing(chunk_dir, "writing chunks"):
+        record_start(folder, experiment)  # this wave's games, for a replay if a bot stops it
+        chunk_dir.mkdir(exist_ok=True)
+        ledger = Ledger(folder)
+    done = fit_chunks(
+        prove_chunks(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
+    )  # only chunks that prove themselves
+    return ledger, done
