@@ -2,8 +2,8 @@
 
 `Human` is a `Strategy` like any bot, so the game goes through the normal engine and
 its rules are enforced exactly. Its three decisions read commands (``draw stock``,
-``meld 7H 8H 9H``, ``layoff 6C``, ``discard KD``) and check each one with the same pure
-rules the engine uses (`rummysim.moves`): a bad command is answered with the rule it
+``meld 7H 8H 9H``, ``layoff 6C``, ``discard KD``; `rummysim.terminal_commands`) and check each
+one with the same pure rules the engine uses (`rummysim.moves`): a bad command is answered with the rule it
 breaks and the same prompt again, so the engine only ever receives legal moves. Melds
 and lay-offs stay on the player's side until the discard ends the turn (``undo`` takes
 one back); `hint` says what `greedy` would do. `quit`, the end of the input or Ctrl-C
@@ -22,15 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rummysim.cards import card_code, parse_card, parse_cards
-from rummysim.core import keeps_taken, may_lay_off
+from rummysim.cards import card_code
+from rummysim.core import keeps_taken
 from rummysim.errors import RummysimError, nearest
-from rummysim.melds import can_lay_off, lay_off_fits, meld_table, meld_text
 from rummysim.moves import (
     Event,
     HandEnded,
     HandStarted,
-    LayOff,
     Meld,
     Pile,
     Play,
@@ -40,43 +38,30 @@ from rummysim.moves import (
     check_draw,
 )
 from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
-from rummysim.rules import GoingOut, LayOffWhen, Rules, TakeDiscard
+from rummysim.rules import Rules, TakeDiscard
 from rummysim.strategies.base import PlayerView, Strategy
 from rummysim.strategies.greedy import Greedy
-from rummysim.table import Table, TableMeld, apply_event, apply_plays, event_of, place, taken_unused
+from rummysim.table import Table, TableMeld, apply_event, apply_plays, event_of, taken_unused
+from rummysim.terminal_commands import (
+    ALIASES,
+    COMMANDS,
+    EXAMPLES,
+    HELP,
+    HOUSE_HELP,
+    Retry,
+    command_for,
+    could_play,
+    is_card,
+    not_allowed,
+    parse_lay_offs,
+    play_text,
+    to_card,
+    to_cards,
+)
 
 Reader = Callable[[str], str]
 """Show a prompt and return the line typed; raise `EOFError` at the end of the input (like `input`)."""
 Writer = Callable[[str], None]
-
-HELP = """\
-Commands (card codes: rank A 2-9 T or 10 J Q K, then suit C D H S; 7H, 10D, KS):
-  draw stock            draw the top card of the stock (face down)            R4.1
-  draw discard          take the top card of the discard pile                 R4.1
-  meld 7H 8H 9H         meld 3+ cards: a group of one rank or a sequence      R5
-  layoff 6C [2]         add a card to a meld on the table (its number if      R6
-                        the card fits more than one); several: layoff 6C 7C
-  undo                  take back this turn's last meld or lay-off
-  discard KD            discard a card face up; this ends your turn           R4.3
-  hint                  what the greedy bot would do now
-  table                 show the table again
-  help                  this list
-  quit                  stop the game
-A turn: draw one card, meld and lay off as you like, then discard one card. You may
-not discard a card you took from the discard pile this turn (R4.5). Play your last
-card (by meld, lay-off or discard) to go out and score the others' cards (R7, R8).
-"""
-
-HOUSE_HELP = {
-    "lay_off": "You lay off only once you have melded this hand; a meld earlier in the turn counts (R12.1).",
-    "take_discard": "You take the top discard only to meld or lay it off this turn, before you discard (R12.2).",
-    "stock_out": "Block rummy: when the stock is empty at the start of a turn the hand ends; the lowest hand value\n"
-    "wins the others' hand values less its own (R12.3).",
-}
-"""What `help` adds for each house rule that is on (R12)."""
-
-COMMANDS = ("draw", "meld", "layoff", "undo", "discard", "hint", "table", "help", "quit")
-_ALIASES = {"lay": "layoff", "lo": "layoff", "m": "meld", "?": "help", "h": "help", "exit": "quit", "show": "table"}
 
 
 class EndSession(BaseException):
@@ -89,10 +74,6 @@ class EndSession(BaseException):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-class _Retry(Exception):
-    """A command that can not be done now; the message says why, and the prompt comes again."""
 
 
 def _after(view: PlayerView, plays: Sequence[Play]) -> tuple[int, Table]:
@@ -138,7 +119,7 @@ class Human(Strategy):
                 continue
             try:
                 return self._draw(words, view)
-            except _Retry as retry:
+            except Retry as retry:
                 self.write(str(retry))
             except Exception as error:  # a bug here must not lose the player's game
                 self.write(_sorry(error))
@@ -158,7 +139,7 @@ class Human(Strategy):
                 continue
             try:
                 done = self._play(words, view, plays)
-            except _Retry as retry:
+            except Retry as retry:
                 self.write(str(retry))
                 continue
             except Exception as error:  # a bug here must not lose the player's game
@@ -231,7 +212,7 @@ class Human(Strategy):
             self.write("Type a command, or help for the list.")
             return None
         word = words[0].lower()
-        word = _ALIASES.get(word, word)
+        word = ALIASES.get(word, word)
         if word == "layoff" and words[0].lower() == "lay" and len(words) > 1 and words[1].lower() == "off":
             words = words[1:]
         if word == "help":
@@ -257,25 +238,25 @@ class Human(Strategy):
     def _draw(self, words: list[str], view: PlayerView) -> Pile:
         command, args = words[0], [w.lower() for w in words[1:]]
         if command != "draw":
-            raise _Retry("Draw first: a turn starts by drawing a card from the stock or the discard pile (R4.1).")
+            raise Retry("Draw first: a turn starts by drawing a card from the stock or the discard pile (R4.1).")
         top = view.top_discard
         if args in (["stock"], ["s"]):
             pile = Pile.STOCK
         elif args in (["discard"], ["d"], ["pile"]) or (top is not None and args == [card_code(top).lower()]):
             pile = Pile.DISCARD
-        elif len(args) == 1 and _is_card(args[0]):
-            raise _Retry(f"{args[0].upper()} is not on top of the discard pile; draw stock or draw discard (R4.1).")
+        elif len(args) == 1 and is_card(args[0]):
+            raise Retry(f"{args[0].upper()} is not on top of the discard pile; draw stock or draw discard (R4.1).")
         else:
-            raise _Retry("Draw from where? Type draw stock or draw discard (R4.1).")
+            raise Retry("Draw from where? Type draw stock or draw discard (R4.1).")
         try:
             pile = check_draw(pile, discard_pile_size=len(view.discard_pile))
         except Rejected as rejected:
-            raise _Retry(_not_allowed(rejected)) from None
+            raise Retry(not_allowed(rejected)) from None
         if pile is Pile.DISCARD and self.rules.take_discard is TakeDiscard.MUST_USE and top is not None:
             melded = any(m.melded_by == view.seat for m in view.table)
             if not could_play(top, holding=view.holding, table=[m.cards for m in view.table], melded=melded,
                               rules=self.rules):  # fmt: skip
-                raise _Retry(
+                raise Retry(
                     f"Not allowed: draw discard: {card_code(top)} could not be melded or laid off this turn, and with "
                     "take_discard: must_use the top discard is taken only to play it (R12.2)."
                 )
@@ -285,30 +266,33 @@ class Human(Strategy):
         """Do one command of the play phase; return True when the turn's plays are final."""
         command, args = words[0], words[1:]
         if command == "draw":
-            raise _Retry("You have drawn this turn (R4.1): now meld, lay off, or discard a card to end your turn.")
+            raise Retry("You have drawn this turn (R4.1): now meld, lay off, or discard a card to end your turn.")
         if command == "undo":
             if not plays:
-                raise _Retry("Nothing to undo: you have not melded or laid off this turn.")
+                raise Retry("Nothing to undo: you have not melded or laid off this turn.")
             undone = plays.pop()
-            self.write(f"Taken back: {_command_for(undone, _after(view, plays)[1], self.rules)}.")
+            self.write(f"Taken back: {command_for(undone, _after(view, plays)[1], self.rules)}.")
             self._show_holding(view, plays)
             return False
         if not args:
-            raise _Retry(f"{command.capitalize()} what? For example: {_EXAMPLES[command]}.")
+            raise Retry(f"{command.capitalize()} what? For example: {EXAMPLES[command]}.")
         holding, table = _after(view, plays)
         if command == "discard":
             if len(args) != 1:
-                raise _Retry("Discard one card: for example discard KD (R4.3).")
-            card = _card(args[0])
+                raise Retry("Discard one card: for example discard KD (R4.3).")
+            card = to_card(args[0])
             must_use = self.rules.take_discard is TakeDiscard.MUST_USE
             if view.taken is not None and keeps_taken(holding, view.taken, must_use):
-                raise _Retry(_not_allowed(taken_unused(view.taken)))
+                raise Retry(not_allowed(taken_unused(view.taken)))
             try:
                 self._discard = check_discard(card, holding=holding, taken=view.taken)
             except Rejected as rejected:
-                raise _Retry(_not_allowed(rejected, mine=True)) from None
+                raise Retry(not_allowed(rejected, mine=True)) from None
             return True
-        new = [Meld(_cards(" ".join(args)))] if command == "meld" else self._lay_offs(args, holding, table)
+        if command == "meld":
+            new: list[Play] = [Meld(to_cards(" ".join(args)))]
+        else:
+            new = parse_lay_offs(args, holding=holding, table=table, seat=self.seat, rules=self.rules)
         try:
             apply_plays(
                 [*plays, *new],
@@ -320,57 +304,15 @@ class Human(Strategy):
             )
         except Rejected as rejected:
             if rejected.rule != "R12.2":  # a card taken and not yet played: the turn goes on, the discard checks it
-                raise _Retry(_not_allowed(rejected, mine=True)) from None
+                raise Retry(not_allowed(rejected, mine=True)) from None
         for play in new:
             plays.append(play)
             holding, table = _after(view, plays)
-            self.write(f"You {'meld' if isinstance(play, Meld) else 'lay off'} {_play_text(play, table)}.")
+            self.write(f"You {'meld' if isinstance(play, Meld) else 'lay off'} {play_text(play, table)}.")
         if not holding:
             return True  # gone out by a meld or lay-off: no discard (R4.4, R7.1)
         self._show_holding(view, plays)
         return False
-
-    def _lay_offs(self, args: list[str], holding: int, table: tuple[TableMeld, ...]) -> list[Play]:
-        """Return the lay-offs of ``layoff CARD [CARD ...] [MELD]``, finding the meld each card fits (R6.1)."""
-        args = [a for a in args if a.lower() != "on"]
-        number = None
-        if args and args[-1].isdigit():
-            number = int(args.pop())
-            if not 1 <= number <= len(table):
-                valid = f"[1] to [{len(table)}]" if table else "none yet"
-                raise _Retry(f"There is no meld [{number}]; the melds on the table are {valid} (R6.1).")
-        if not args:
-            raise _Retry("Lay off which card? For example: layoff 6C (R6.1).")
-        melded = any(m.melded_by == self.seat for m in table)  # this turn's melds are on `table` already
-        if not may_lay_off(melded, self.rules.lay_off is LayOffWhen.AFTER_MELD):
-            raise _Retry(
-                "Not allowed: with lay_off: after_meld you lay off only once you have melded this hand (R12.1)."
-            )
-        cards = [_card(a) for a in args]
-        melds = [m.cards for m in table]
-        lay_offs: list[Play] = []
-        for card in cards:
-            if not holding >> card & 1:
-                raise _Retry(f"Not allowed: {card_code(card)} is not in your holding (R6.1).")
-            if number is not None:
-                target = number - 1
-                if not can_lay_off(melds[target], card, self.rules.ace):
-                    raise _Retry(f"Not allowed: {card_code(card)} does not fit meld [{number}] "
-                                 f"{meld_text(melds[target])} (R6.1).")  # fmt: skip
-            else:
-                fits = [i for i, m in enumerate(melds) if can_lay_off(m, card, self.rules.ace)]
-                if not fits:
-                    raise _Retry(
-                        f"Not allowed: {card_code(card)} fits no meld on the table: a lay-off is the fourth card "
-                        "of a group or extends a sequence at either end (R6.1)."
-                    )
-                if len(fits) > 1:
-                    choices = " or ".join(f"layoff {card_code(card)} {i + 1}" for i in fits)
-                    raise _Retry(f"{card_code(card)} fits more than one meld; say which: {choices}.")
-                target = fits[0]
-            lay_offs.append(LayOff(card, target))
-            holding = place(lay_offs[-1:], holding=holding, melds=melds)
-        return lay_offs
 
     def _show_holding(self, view: PlayerView, plays: list[Play]) -> None:
         holding, _ = _after(view, plays)
@@ -386,92 +328,12 @@ class Human(Strategy):
         now = view._replace(holding=holding, table=table)
         steps = [m for m in self._greedy.play(now) if m is not None]
         after, final = _after(now, steps)
-        said = [_command_for(step, _after(now, steps[:i])[1], self.rules) for i, step in enumerate(steps)]
+        said = [command_for(step, _after(now, steps[:i])[1], self.rules) for i, step in enumerate(steps)]
         if after:
             card = self._greedy.discard(now._replace(holding=after, table=final))
             said.append(f"discard {card_code(card)}")
         return ", then ".join(said)
 
 
-_EXAMPLES = {"meld": "meld 7H 8H 9H", "layoff": "layoff 6C", "discard": "discard KD"}
-
-
-def could_play(card: int, *, holding: int, table: Sequence[int], melded: bool, rules: Rules) -> bool:
-    """Return True if some plays this turn could meld or lay off `card` once it is taken into `holding` (R12.2).
-
-    By a meld with it (R5), or by laying it off on a meld of `table` (R6.1), the cards between
-    laid off first; with ``lay_off: after_meld`` and no meld of the seat's own yet (`melded`),
-    after a meld of this turn (R12.1). The plays may not leave an empty holding when the last
-    card must be discarded (R7.2). Every True is a legal turn; a False may miss one only where
-    a lay-off chain would use a card the discard needs under R7.2.
-    """
-    bit = 1 << card
-    holding |= bit
-    discard_to_go_out = rules.going_out is GoingOut.DISCARD
-    melds = [m for m in meld_table(rules.ace) if m & holding == m]
-    if any(m & bit and (holding ^ m or not discard_to_go_out) for m in melds):
-        return True
-    first_melds = (
-        [0] if may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD) else [m for m in melds if not m & bit]
-    )
-    for first in first_melds:
-        rest = holding ^ first
-        for meld in [*table, first] if first else table:
-            reach = meld
-            while True:  # lay off what fits, nearer cards first, until the card fits or nothing does
-                fits = lay_off_fits(reach, rules.ace) & rest & ~reach
-                if fits & bit:
-                    if (rest & ~reach & ~bit) or not discard_to_go_out:
-                        return True
-                    break
-                if not fits:
-                    break
-                reach |= fits
-    return False
-
-
 def _sorry(error: Exception) -> str:
     return f"Sorry, that command failed ({type(error).__name__}: {error}); the game goes on, please try another."
-
-
-def _is_card(text: str) -> bool:
-    try:
-        parse_card(text)
-    except RummysimError:
-        return False
-    return True
-
-
-def _card(text: str) -> int:
-    try:
-        return parse_card(text)
-    except RummysimError as error:
-        raise _Retry(f"Not a card: {error}.") from None
-
-
-def _cards(text: str) -> int:
-    try:
-        return parse_cards(text)
-    except RummysimError as error:
-        raise _Retry(f"Not a card: {error}.") from None
-
-
-def _not_allowed(rejected: Rejected, *, mine: bool = False) -> str:
-    reason = rejected.reason.replace("the holding", "your holding") if mine else rejected.reason
-    return f"Not allowed: {reason} ({rejected.rule})."
-
-
-def _play_text(play: Play, table: Sequence[TableMeld]) -> str:
-    if isinstance(play, Meld):
-        number = next(i for i, m in enumerate(table) if m.cards == play.cards) + 1
-        return f"{meld_text(play.cards)} as meld [{number}]"
-    return f"{card_code(play.card)} on meld [{play.meld + 1}] {meld_text(table[play.meld].cards)}"
-
-
-def _command_for(play: Play, table: Sequence[TableMeld], rules: Rules) -> str:
-    """Return the command that makes a play on `table`: ``meld 7H 8H 9H`` or ``layoff 6C 2``."""
-    if isinstance(play, Meld):
-        return f"meld {meld_text(play.cards)}"
-    fits = [i for i, m in enumerate(table) if can_lay_off(m.cards, play.card, rules.ace)]
-    number = f" {play.meld + 1}" if len(fits) > 1 else ""
-    return f"layoff {card_code(play.card)}{number}"
