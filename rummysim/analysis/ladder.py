@@ -7,7 +7,8 @@ to its strategy's strength (Plackett-Luce: R. L. Plackett, Appl. Statist. 24 (19
 Terry, Biometrika 39 (1952)): i beats j with probability logistic(β_i − β_j). A game's order is
 by final score (the games table), else its winner alone (Luce's choice model); decided games only.
 
-**Fit.** Maximum likelihood over every game of the fitted conditions at once (`fit`), by
+**Fit.** Maximum likelihood over every game of the fitted conditions at once (`fit`, the model's
+likelihood and its maximum in `rummysim.analysis.plackett_luce`), by
 ``scipy.optimize.minimize`` (trust-exact, exact gradient and Hessian of the concave
 log-likelihood). The MLE exists exactly when the graph of who finished ahead of whom is strongly
 connected (D. R. Hunter, Ann. Statist. 32 (2004), Assumption 1); the ladder is fitted on its largest
@@ -29,14 +30,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import stats
 from scipy.sparse.csgraph import connected_components, shortest_path
-from scipy.special import expit, logit, logsumexp
+from scipy.special import expit, logit
 from statsmodels.stats.proportion import proportion_confint
 
 from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate, resampled_sums
 from rummysim.analysis.frames import strategy_counts
 from rummysim.analysis.metrics import seed_for
+from rummysim.analysis.plackett_luce import Choices, fit_ratings, fit_resample, fit_test
+from rummysim.analysis.plackett_luce import stages as stages  # defined there, importable from here as before
 from rummysim.analysis.skill import Pairing, Ranking, pairings, record
 from rummysim.compat import StrEnum
 from rummysim.errors import ConfigError
@@ -134,154 +137,6 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
     return (NAN if abs(low) > UNBOUNDED else float(low)), (NAN if abs(high) > UNBOUNDED else float(high))
 
 
-def stages(ranking: Ranking) -> list[tuple[str, tuple[tuple[str, int], ...]]]:
-    """Return the choices a finishing order is made of: (the strategy placed, the seats left by strategy).
-
-    A choice among seats of one strategy tells nothing and is left out; so is all that follows seats of
-    different strategies tied for a place.
-
-    >>> stages((("a",), ("b",), ("c", "c")))
-    [('a', (('a', 1), ('b', 1), ('c', 2))), ('b', (('b', 1), ('c', 2)))]
-    """
-    left = Counter(label for place in ranking for label in place)
-    out = []
-    for place in ranking:
-        if len(set(place)) > 1:
-            break
-        for label in place:
-            if len(+left) > 1:
-                out.append((label, tuple(sorted((+left).items()))))
-            left[label] -= 1
-    return out
-
-
-class _Design:
-    """The fitted games as counts of distinct choices: which strategy was placed, among which seats."""
-
-    def __init__(self, rankings: Mapping[str, Sequence[Ranking]]) -> None:
-        seated = {name: [{x for place in game for x in place} for game in games] for name, games in rankings.items()}
-        self.labels = sorted({x for games in seated.values() for game in games for x in game})
-        index = {label: i for i, label in enumerate(self.labels)}
-        keys: dict[tuple[str, tuple[tuple[str, int], ...]], int] = {}
-        per_game: dict[str, list[Counter[int]]] = {}
-        for name, games in rankings.items():
-            per_game[name] = [Counter(keys.setdefault(stage, len(keys)) for stage in stages(game)) for game in games]
-        self.chosen = np.array([index[label] for label, _ in keys], dtype=int)
-        self.sets = np.zeros((len(keys), len(self.labels)))
-        for k, (_, left) in enumerate(keys):
-            for label, seats in left:
-                self.sets[k, index[label]] = seats
-        self.games: dict[str, np.ndarray] = {}
-        for name, counts in per_game.items():
-            matrix = np.zeros((len(counts), len(keys)))
-            for g, found in enumerate(counts):
-                matrix[g, list(found)] = list(found.values())
-            self.games[name] = matrix
-        self.counts = sum((m.sum(axis=0) for m in self.games.values()), np.zeros(len(keys)))
-        played = Counter(x for games in seated.values() for game in games for x in game)
-        self.played = np.array([played[label] for label in self.labels], dtype=int)
-
-    def beaten(self, counts: np.ndarray) -> np.ndarray:
-        """Return the graph of who finished ahead of whom: [j, i] is True if i was placed while j was left."""
-        seen = ((self.sets > 0) & (counts > 0)[:, None]).astype(float)
-        placed = np.zeros_like(seen)
-        placed[np.arange(len(self.chosen)), self.chosen] = counts > 0
-        graph = (seen.T @ placed) > 0
-        np.fill_diagonal(graph, False)
-        return graph
-
-
-def _log_likelihood(beta: np.ndarray, counts: np.ndarray, chosen: np.ndarray, sets: np.ndarray) -> tuple[Any, ...]:
-    """Return the Plackett-Luce log-likelihood of the choices, its gradient and Hessian in the ratings."""
-    with np.errstate(divide="ignore"):
-        weights = np.log(sets) + beta
-    norm = logsumexp(weights, axis=1)
-    p = np.exp(weights - norm[:, None])
-    value = counts @ (beta[chosen] - norm)
-    gradient = np.bincount(chosen, weights=counts, minlength=len(beta)) - counts @ p
-    hessian = (p.T * counts) @ p - np.diag(counts @ p)
-    return value, gradient, hessian
-
-
-def _restrict(design: _Design, counts: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Return the choices of `members` alone: (counts, placed, seats left); an order restricted to some
-    strategies is Plackett-Luce with the same strengths, so a choice is kept where a member was placed."""
-    inside = np.isin(design.chosen, members) & (counts > 0)
-    sets = design.sets[inside][:, members]
-    keep = (sets > 0).sum(axis=1) > 1
-    chosen = np.searchsorted(members, design.chosen[inside][keep])
-    return counts[inside][keep], chosen, sets[keep]
-
-
-def _fit(
-    design: _Design, counts: np.ndarray, members: np.ndarray, anchor: int, start: np.ndarray
-) -> tuple[np.ndarray, float]:
-    """Return the MLE of the ratings of sorted `members` (0 at `anchor`, NaN off them) and its log-likelihood."""
-    beta = np.full(len(design.labels), NAN)
-    beta[anchor] = 0.0
-    c, chosen, sets = _restrict(design, counts, members)
-    if len(members) < 2 or not len(c):
-        return beta, 0.0
-    free = np.flatnonzero(members != anchor)
-    last: dict[bytes, tuple[Any, ...]] = {}
-
-    def at(x: np.ndarray) -> tuple[Any, ...]:  # the optimizer asks for the Hessian where it has the value
-        if x.tobytes() not in last:
-            full = np.zeros(len(members))
-            full[free] = x
-            last.clear()
-            last[x.tobytes()] = _log_likelihood(full, c, chosen, sets)
-        return last[x.tobytes()]
-
-    def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
-        value, gradient, _ = at(x)
-        return -float(value), -gradient[free]
-
-    def hessian(x: np.ndarray) -> np.ndarray:
-        return -at(x)[2][np.ix_(free, free)]
-
-    x0 = np.nan_to_num(start[members[free]] - start[anchor])
-    found = optimize.minimize(negative, x0, jac=True, hess=hessian, method="trust-exact", options={"gtol": 1e-9})
-    beta[members[free]] = found.x
-    return beta, -float(found.fun)
-
-
-def _fit_test(design: _Design, core: np.ndarray, beta: np.ndarray) -> tuple[float, int]:
-    """Return the likelihood-ratio statistic of one ladder against each condition's own ratings, and its df.
-
-    Large when the ladder misses some pairing (one bot beats another more than their ratings say).
-    NaN (0 df) when a condition's own ratings do not exist (someone won every game there).
-    """
-    statistic, df = 0.0, 1 - len(core)
-    for matrix in design.games.values():
-        counts = matrix.sum(axis=0)
-        members = core[(design.sets[counts > 0][:, core] > 0).any(axis=0)]
-        if len(members) < 2:
-            continue
-        if connected_components(design.beaten(counts)[np.ix_(members, members)], connection="strong")[0] > 1:
-            return NAN, 0
-        own = _fit(design, counts, members, int(members[0]), beta)[1]
-        statistic += 2 * (own - float(_log_likelihood(beta[members], *_restrict(design, counts, members))[0]))
-        df += len(members) - 1
-    return (max(statistic, 0.0), df) if df > 0 else (NAN, 0)
-
-
-def _fit_resample(design: _Design, counts: np.ndarray, core: np.ndarray, anchor: int, start: np.ndarray) -> np.ndarray:
-    """Return one resample's ratings of the core; where its MLE does not exist, ±inf (or NaN) off the anchor's part."""
-    graph = design.beaten(counts)[np.ix_(core, core)]
-    n_parts, part = connected_components(graph, directed=True, connection="strong")
-    if n_parts == 1:
-        return _fit(design, counts, core, anchor, start)[0]
-    mine = part[list(core).index(anchor)]
-    beta = _fit(design, counts, core[part == mine], anchor, start)[0]
-    reach = np.isfinite(shortest_path(graph, unweighted=True))
-    a = list(core).index(anchor)
-    for i, m in enumerate(core):
-        if part[i] != mine:  # above the anchor's part if reached from it, below if it reaches it
-            beta[m] = np.inf if reach[a, i] else -np.inf if reach[i, a] else NAN
-    return beta
-
-
 def fit(
     rankings: Mapping[str, Sequence[Ranking]], *, seed: int, reference: str | None = None,
     resamples: int = RESAMPLES, ranking: str = "final scores",
@@ -291,38 +146,72 @@ def fit(
     `rankings`: condition -> its games' orders. `reference`: the strategy at rating 0 (the core's weakest
     if None). Each condition's games are resampled within it, `resamples` times, for the intervals.
     """
-    design = _Design(rankings)
-    labels = design.labels
-    graph = design.beaten(design.counts)
+    choices = Choices(rankings)
+    labels = choices.labels
+    graph = choices.beaten(choices.counts)
+    core, outside = _core(choices, graph, reference)
+    anchor = labels.index(reference) if reference is not None else int(core[0])
+    beta = fit_ratings(choices, choices.counts, core, anchor, np.zeros(len(labels)))[0]
+    if reference is None:
+        anchor = int(core[np.argmin(beta[core])])
+        beta = beta - beta[anchor]
+    draws = _bootstrap(choices, core, anchor, beta, seed=seed, resamples=resamples)
+    fitted: dict[str, Estimate] = {}
+    for m in core:
+        low, high = (0.0, 0.0) if m == anchor else _interval(draws[:, m]) if resamples else (NAN, NAN)
+        fitted[labels[m]] = Estimate(float(beta[m]), low, high, int(choices.played[m]))
+    ratings = [Rating(s, e, e.n, Status.REFERENCE if s == labels[anchor] else Status.FITTED) for s, e in fitted.items()]
+    ratings += _bounded(rankings, choices, graph, outside, anchor=anchor, fitted=fitted)
+    ratings.sort(key=_rank)
+    order = [labels.index(r.strategy) for r in ratings]
+    statistic, df = fit_test(choices, core, beta)
+    found = Ladder(
+        tuple(ratings), labels[anchor], ranking, tuple(rankings), deviance=statistic, df=df, draws=draws[:, order]
+    )
+    return replace(found, pairings=tuple(pairings(rankings, _known(found), fitted=True)))
+
+
+def _core(choices: Choices, graph: np.ndarray, reference: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """Return the strategies of the core, the largest strongly connected part of who finished ahead of whom, and the
+    others; raise `ConfigError` if the `reference` asked for is not in the core."""
+    labels = choices.labels
     n_parts, part = connected_components(graph, directed=True, connection="strong")
-    core_part = max(range(n_parts), key=lambda q: ((part == q).sum(), design.played[part == q].sum(), -q))
+    core_part = max(range(n_parts), key=lambda q: ((part == q).sum(), choices.played[part == q].sum(), -q))
     core = np.flatnonzero(part == core_part)
     if reference is not None and (reference not in labels or part[labels.index(reference)] != core_part):
         fits = ", ".join(labels[m] for m in core)
         raise ConfigError(f"ladder: reference {reference!r} is not on the fitted ladder; it may be one of {fits}")
-    anchor = labels.index(reference) if reference is not None else int(core[0])
-    beta = _fit(design, design.counts, core, anchor, np.zeros(len(labels)))[0]
-    if reference is None:
-        anchor = int(core[np.argmin(beta[core])])
-        beta = beta - beta[anchor]
-    draws = np.full((resamples, len(labels)), NAN)
+    return core, np.flatnonzero(part != core_part)
+
+
+def _bootstrap(
+    choices: Choices, core: np.ndarray, anchor: int, beta: np.ndarray, *, seed: int, resamples: int
+) -> np.ndarray:
+    """Return the ratings of each resample (resamples x strategies; NaN outside the core), each condition's games
+    resampled within it."""
+    draws = np.full((resamples, len(choices.labels)), NAN)
     if resamples:
-        total = np.zeros((resamples, len(design.chosen)))
-        for name, matrix in design.games.items():
+        total = np.zeros((resamples, len(choices.chosen)))
+        for name, matrix in choices.games.items():
             if len(matrix):
                 rng = np.random.default_rng(seed_for(name, "ladder", base=seed))
                 total += resampled_sums(matrix, rng=rng, resamples=resamples)
         for r in range(resamples):
-            draws[r] = _fit_resample(design, total[r], core, anchor, beta)
-    fitted: dict[str, Estimate] = {}
-    for m in core:
-        low, high = (0.0, 0.0) if m == anchor else _interval(draws[:, m]) if resamples else (NAN, NAN)
-        fitted[labels[m]] = Estimate(float(beta[m]), low, high, int(design.played[m]))
+            draws[r] = fit_resample(choices, total[r], core, anchor, beta)
+    return draws
+
+
+def _bounded(
+    rankings: Mapping[str, Sequence[Ranking]], choices: Choices, graph: np.ndarray, outside: np.ndarray, *,
+    anchor: int, fitted: Mapping[str, Estimate],
+) -> list[Rating]:  # fmt: skip
+    """Return the ratings of the strategies outside the core: a one-sided bound for one only ever ahead of the core
+    or only behind it (`_bound`), else not estimable."""
     reach = np.isfinite(shortest_path(graph, unweighted=True))
-    ratings = [Rating(s, e, e.n, Status.REFERENCE if s == labels[anchor] else Status.FITTED) for s, e in fitted.items()]
-    for m in np.flatnonzero(part != core_part):
-        s, status = labels[m], Status.APART
-        rating = Estimate(NAN, NAN, NAN, int(design.played[m]))
+    ratings = []
+    for m in outside:
+        s, status = choices.labels[m], Status.APART
+        rating = Estimate(NAN, NAN, NAN, int(choices.played[m]))
         if reach[anchor, m] != reach[m, anchor]:  # only ever ahead of the core (reached from it), or only behind
             above = bool(reach[anchor, m])
             bound = _bound(rankings, s, fitted, above=above)
@@ -330,19 +219,17 @@ def fit(
                 status = Status.AT_LEAST if above else Status.AT_MOST
                 rating = replace(rating, low=bound) if above else replace(rating, high=bound)
         ratings.append(Rating(s, rating, rating.n, status))
-    tier = {Status.AT_LEAST: 0, Status.REFERENCE: 1, Status.FITTED: 1, Status.AT_MOST: 2, Status.APART: 3}
+    return ratings
 
-    def rank(r: Rating) -> tuple[int, float]:
-        e = r.rating
-        return tier[r.status], -(e.value if math.isfinite(e.value) else e.low if math.isfinite(e.low) else e.high)
 
-    ratings.sort(key=rank)
-    order = [labels.index(r.strategy) for r in ratings]
-    statistic, df = _fit_test(design, core, beta)
-    found = Ladder(
-        tuple(ratings), labels[anchor], ranking, tuple(rankings), deviance=statistic, df=df, draws=draws[:, order]
-    )
-    return replace(found, pairings=tuple(pairings(rankings, _known(found), fitted=True)))
+_TIER = {Status.AT_LEAST: 0, Status.REFERENCE: 1, Status.FITTED: 1, Status.AT_MOST: 2, Status.APART: 3}
+"""Strongest first: bounded above the core, the core, bounded below it, not estimable."""
+
+
+def _rank(r: Rating) -> tuple[int, float]:
+    """Return a rating's place on the ladder: its tier (`_TIER`), then its rating, or its bound, highest first."""
+    e = r.rating
+    return _TIER[r.status], -(e.value if math.isfinite(e.value) else e.low if math.isfinite(e.low) else e.high)
 
 
 def _bound(rankings: Mapping[str, Sequence[Ranking]], s: str, fitted: Mapping[str, Estimate], *, above: bool) -> float:
