@@ -122,10 +122,10 @@ def _lowest_card(mask, **_):
 
 
 PLANTS = {
-    "R8.2 a card scores one more": ("rummysim.engine.points", _pay_one_more),
+    "R8.2 a card scores one more": ("rummysim.ending.points", _pay_one_more),
     "R10.1 the rebuilt stock is not shuffled": ("rummysim.engine.permutation", lambda key, n: list(range(n))),
     "R3.1 the deal starts at the dealer": ("rummysim.engine.deal", _deal_from_the_dealer),
-    "R8.3 going rummy is not multiplied": ("rummysim.engine.hand_records", _no_rummy_multiplier),
+    "R8.3 going rummy is not multiplied": ("rummysim.ending.hand_records", _no_rummy_multiplier),
     "greedy discards its lowest deadwood": ("rummysim.strategies.greedy.highest_card", _lowest_card),
 }
 

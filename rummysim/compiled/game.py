@@ -308,6 +308,55 @@ def _grow(rows: np.ndarray, needed: int) -> np.ndarray:
     return bigger
 
 
+@kernel()
+def _score_hand(tb: Lookups, rules: np.ndarray, h: Hand, winner: int, how: int, rummy: bool) -> tuple[int, int]:
+    """Score a hand that ended (R8, R12.3): return the winner (-1: none) and its points; fill ``h.values``."""
+    for seat in range(h.holdings.size):
+        h.values[seat] = points(tb, h.holdings[seat])
+    if how == OUT_BY_BLOCK:  # the lowest hand value wins the differences; a tie, nothing (R12.3)
+        winner = block_winner(h.values)
+        return winner, block_points(h.values, winner) if winner >= 0 else 0
+    return winner, out_points(h.values, rummy, rules[RUMMY_MULTIPLIER]) if winner >= 0 else 0
+
+
+@kernel()
+def _hand_rows(
+    rows: np.ndarray, row: int, h: Hand, game: int, hand: int, dealer: int, labels: np.ndarray, scores: np.ndarray,
+    winner: int, gained: int, how: int, rummy: bool, multiplier: int,
+) -> None:  # fmt: skip
+    """Write a hand's row per seat from ``rows[row]`` on (`HAND_COLUMNS`, `rummysim.records.hand_records`)."""
+    n = h.holdings.size
+    for seat in range(n):
+        r = rows[row + seat]
+        r[H_GAME], r[H_HAND], r[H_SEAT], r[H_STRATEGY], r[H_DEALER] = game, hand, seat, labels[seat], dealer
+        r[H_POSITION], r[H_WON] = (seat - dealer - 1) % n, seat == winner
+        r[H_POINTS] = gained if seat == winner else 0
+        r[H_SCORE] = scores[seat] + r[H_POINTS]
+        r[H_WENT_OUT_BY], r[H_WENT_RUMMY], r[H_MULTIPLIER], r[H_STALLED] = how, rummy, multiplier, winner < 0
+        r[H_TURNS], r[H_N_REBUILDS], r[H_HOLDING_END] = h.counts[TURN], h.counts[REBUILDS], h.holdings[seat]
+        r[H_HOLDING_POINTS] = h.values[seat]
+
+
+@kernel()
+def _game_rows(
+    rows: np.ndarray, row: int, game: int, labels: np.ndarray, scores: np.ndarray, won: np.ndarray, n_hands: int,
+    n_stalled: int, first_dealer: int, finished: bool,
+) -> None:  # fmt: skip
+    """Write a game's row per seat from ``rows[row]`` on (`GAME_COLUMNS`): who won alone or tied (R11)."""
+    n = scores.size
+    top = scores.max()
+    n_top = 0
+    for seat in range(n):
+        n_top += scores[seat] == top
+    for seat in range(n):
+        g = rows[row + seat]
+        leader = finished and scores[seat] == top
+        g[G_GAME], g[G_SEAT], g[G_STRATEGY], g[G_SCORE] = game, seat, labels[seat], scores[seat]
+        g[G_WON], g[G_TIED] = leader and n_top == 1, leader and n_top > 1
+        g[G_N_HANDS], g[G_HANDS_WON], g[G_N_STALLED] = n_hands, won[seat], n_stalled
+        g[G_FIRST_DEALER], g[G_STALLED] = first_dealer, not finished
+
+
 @njit(cache=True)
 def play_games(
     tb: Lookups, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, root: np.uint64,
@@ -345,24 +394,10 @@ def play_games(
         hand = stalled_in_a_row = n_stalled = 0
         while True:
             winner, how, rummy = play_hand(tb, rules, h, policies, params, dealer, derive(game_key, hand), audit)
-            for seat in range(n):
-                h.values[seat] = points(tb, h.holdings[seat])
-            multiplier = rules[RUMMY_MULTIPLIER] if rummy else 1
-            if how == OUT_BY_BLOCK:  # the lowest hand value wins the differences; a tie, nothing (R12.3)
-                winner = block_winner(h.values)
-                gained = block_points(h.values, winner) if winner >= 0 else 0
-            else:
-                gained = out_points(h.values, rummy, rules[RUMMY_MULTIPLIER]) if winner >= 0 else 0
+            winner, gained = _score_hand(tb, rules, h, winner, how, rummy)
             hands = _grow(hands, row + n)
-            for seat in range(n):
-                r = hands[row + seat]
-                r[H_GAME], r[H_HAND], r[H_SEAT], r[H_STRATEGY], r[H_DEALER] = game, hand, seat, labels[seat], dealer
-                r[H_POSITION], r[H_WON] = (seat - dealer - 1) % n, seat == winner
-                r[H_POINTS] = gained if seat == winner else 0
-                r[H_SCORE] = scores[seat] + r[H_POINTS]
-                r[H_WENT_OUT_BY], r[H_WENT_RUMMY], r[H_MULTIPLIER], r[H_STALLED] = how, rummy, multiplier, winner < 0
-                r[H_TURNS], r[H_N_REBUILDS], r[H_HOLDING_END] = h.counts[TURN], h.counts[REBUILDS], h.holdings[seat]
-                r[H_HOLDING_POINTS] = h.values[seat]
+            multiplier = rules[RUMMY_MULTIPLIER] if rummy else 1
+            _hand_rows(hands, row, h, game, hand, dealer, labels, scores, winner, gained, how, rummy, multiplier)
             row += n
             hand += 1
             if winner >= 0:
@@ -377,15 +412,5 @@ def play_games(
                          rules[STALL_AFTER_HANDS]):  # fmt: skip
                 break
         finished = stalled_in_a_row < rules[STALL_AFTER_HANDS]
-        top = scores.max()
-        n_top = 0
-        for seat in range(n):
-            n_top += scores[seat] == top
-        for seat in range(n):
-            g = games[(game - start) * n + seat]
-            leader = finished and scores[seat] == top
-            g[G_GAME], g[G_SEAT], g[G_STRATEGY], g[G_SCORE] = game, seat, labels[seat], scores[seat]
-            g[G_WON], g[G_TIED] = leader and n_top == 1, leader and n_top > 1
-            g[G_N_HANDS], g[G_HANDS_WON], g[G_N_STALLED] = hand, won[seat], n_stalled
-            g[G_FIRST_DEALER], g[G_STALLED] = first_dealer, not finished
+        _game_rows(games, (game - start) * n, game, labels, scores, won, hand, n_stalled, first_dealer, finished)
     return hands[:row], games

@@ -67,7 +67,7 @@ def greedy_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
         return False
     if rules[TAKE_DISCARD] == 0:
         return True
-    left = plan_plays(tb, rules, h, holding | 1 << top, top, melded)[1]
+    left = plan_plays_call(tb, rules, h, holding | 1 << top, top, melded)[1]
     return not left >> top & 1
 
 
@@ -107,6 +107,12 @@ def _melds_and_lay_offs(tb: Lookups, h: Hand, holding: int, fits: int, lays_off:
     return n, left
 
 
+@kernel()
+def _melds_and_lay_offs_call(tb: Lookups, h: Hand, holding: int, fits: int, lays_off: bool) -> tuple[int, int]:
+    """`_melds_and_lay_offs`, compiled once and called, not inlined: for plan_plays' rare second tries."""
+    return _melds_and_lay_offs(tb, h, holding, fits, lays_off)
+
+
 @kernel(inline=True)
 def plan_plays(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int, melded: bool) -> tuple[int, int]:
     """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
@@ -120,14 +126,20 @@ def plan_plays(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int
             card = _highest_by_points(tb, rest)
             rest ^= 1 << card
             if card != taken:
-                n_held, held_left = _melds_and_lay_offs(tb, h, holding ^ 1 << card, fits, lays_off)
+                n_held, held_left = _melds_and_lay_offs_call(tb, h, holding ^ 1 << card, fits, lays_off)
                 if not held_left:
                     return n_held, 1 << card
-        n, left = _melds_and_lay_offs(tb, h, holding, fits, lays_off)
+        n, left = _melds_and_lay_offs_call(tb, h, holding, fits, lays_off)
     while n and not leaves_legal_holding(left, n, discard_only, taken):
         n -= 1
         left |= h.plays[n, 1] if h.plays[n, 0] == 0 else 1 << h.plays[n, 1]
     return n, left
+
+
+@kernel()
+def plan_plays_call(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int, melded: bool) -> tuple[int, int]:
+    """`plan_plays`, compiled once and called, not inlined: for greedy_draw under must_use (R12.2)."""
+    return plan_plays(tb, rules, h, holding, taken, melded)
 
 
 @kernel(inline=True)
@@ -172,6 +184,12 @@ def greedy_discard(tb: Lookups, h: Hand, seat: int) -> int:
         if best < 0 or value < best_key or (value == best_key and card_points >= best_points):
             best, best_key, best_points = card, value, card_points
     return best
+
+
+@kernel()
+def greedy_discard_call(tb: Lookups, h: Hand, seat: int) -> int:
+    """`greedy_discard`, compiled once and called, not inlined: for the discards that fall back on greedy's."""
+    return greedy_discard(tb, h, seat)
 
 
 # -- rummy_hunter (rummysim.strategies.rummy_hunter) --------------------------------------------
@@ -249,7 +267,7 @@ def cautious_discard(tb: Lookups, h: Hand, seat: int, params: np.ndarray) -> int
     allowed = holding & ~(1 << taken) if taken >= 0 else holding
     dead = deadwood_cards(tb, holding, h.scratch) & allowed
     if not dead:
-        return greedy_discard(tb, h, seat)
+        return greedy_discard_call(tb, h, seat)
     hidden, fits = unseen(h, seat), table_fits(h)
     best, best_score = -1, 0.0
     while dead:
@@ -272,7 +290,7 @@ def hopeful_discard(tb: Lookups, h: Hand, seat: int, hope: float, hidden: int) -
     allowed = holding & ~(1 << taken) if taken >= 0 else holding
     dead = deadwood_cards(tb, holding, h.scratch) & allowed
     if not dead:
-        return greedy_discard(tb, h, seat)
+        return greedy_discard_call(tb, h, seat)
     best, best_score = -1, 0.0
     while dead:
         card = lowest(dead)
@@ -323,6 +341,14 @@ def _uniform_options(
     return k
 
 
+@kernel()
+def _uniform_options_call(
+    tb: Lookups, rules: np.ndarray, h: Hand, holding: int, n_ext: int, melded: bool, pending: int, taken: int
+) -> int:
+    """`_uniform_options`, compiled once and called, not inlined: for uniform_draw under must_use (R12.2)."""
+    return _uniform_options(tb, rules, h, holding, n_ext, melded, pending, taken)
+
+
 @kernel(inline=True)
 def uniform_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
     """`Uniform.draw`: a random pile among those allowed (R4.6, R12.2); True for the discard pile."""
@@ -331,7 +357,9 @@ def uniform_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
         return False
     if rules[TAKE_DISCARD] == 1:
         n_ext = copy_table(h)
-        if not _uniform_options(tb, rules, h, h.holdings[seat] | 1 << top, n_ext, h.has_melded[seat] == 1, top, top):
+        if not _uniform_options_call(
+            tb, rules, h, h.holdings[seat] | 1 << top, n_ext, h.has_melded[seat] == 1, top, top
+        ):
             return False
     return pick(h, seat, 2) == 1
 
