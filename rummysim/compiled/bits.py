@@ -18,8 +18,8 @@ from numba.extending import intrinsic, register_jitable
 import rummysim.core as core
 from rummysim.seeding import _MIX1, _MIX2, GOLDEN
 
-for _rule in core.RULES:  # the rules core, compiled into every kernel that calls it (rummysim.core)
-    register_jitable(_rule)
+for _rule in core.RULES:  # the rules core, compiled and inlined into every kernel that calls it (rummysim.core)
+    register_jitable(inline="always")(_rule)  # a call instead made montecarlo's playouts 4x slower
 
 _G = np.uint64(GOLDEN)
 _M1, _M2 = np.uint64(_MIX1), np.uint64(_MIX2)

@@ -67,7 +67,7 @@ def greedy_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
         return False
     if rules[TAKE_DISCARD] == 0:
         return True
-    left = plan_plays_call(tb, rules, h, holding | 1 << top, top, melded)[1]
+    left = plan_plays(tb, rules, h, holding | 1 << top, top, melded)[1]  # inlined: a call here slows every turn
     return not left >> top & 1
 
 
@@ -134,12 +134,6 @@ def plan_plays(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int
         n -= 1
         left |= h.plays[n, 1] if h.plays[n, 0] == 0 else 1 << h.plays[n, 1]
     return n, left
-
-
-@kernel()
-def plan_plays_call(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int, melded: bool) -> tuple[int, int]:
-    """`plan_plays`, compiled once and called, not inlined: for greedy_draw under must_use (R12.2)."""
-    return plan_plays(tb, rules, h, holding, taken, melded)
 
 
 @kernel(inline=True)
