@@ -12,7 +12,7 @@ import functools
 import operator
 
 import pytest
-from conftest import Scripted
+from conftest import Passive, Scripted, idle, rest_of_deck, suit
 
 from rummysim.cards import FULL_DECK, parse_card, parse_cards, points, to_text
 from rummysim.dealing import Deal, deal
@@ -34,47 +34,10 @@ from rummysim.moves import (
 )
 from rummysim.records import recompute_points
 from rummysim.rules import Rules
-from rummysim.strategies.base import PlayerView, Strategy
+from rummysim.strategies.base import PlayerView
 from rummysim.strategies.greedy import Greedy
 
 card = parse_card
-
-
-class Passive(Strategy):
-    """Draw from the stock, play nothing, discard the card drawn: never goes out."""
-
-    name = "passive"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.views: list[PlayerView] = []
-
-    def draw(self, view: PlayerView) -> Pile:
-        self.views.append(view)
-        return Pile.STOCK
-
-    def play(self, view: PlayerView) -> list:
-        self.views.append(view)
-        return []
-
-    def discard(self, view: PlayerView) -> int:
-        self.views.append(view)
-        return view.drawn
-
-
-def idle() -> Scripted:
-    """Return a seat that the scenario must never ask: it has no script and no fallback."""
-    return Scripted()
-
-
-def rest_of_deck(*named: str) -> str:
-    """Return the codes of every card not named, for stacking a deal with no hidden cards."""
-    return to_text(FULL_DECK & ~functools.reduce(operator.or_, map(parse_cards, named), 0))
-
-
-def suit(letter: str) -> str:
-    """Return the codes of the 13 cards of a suit, ace to king: ``suit("C")`` is ``"AC 2C ... KC"``."""
-    return " ".join(rank + letter for rank in "A23456789TJQK")
 
 
 def of_kind(result, kind) -> list:

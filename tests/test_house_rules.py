@@ -9,16 +9,14 @@ random games over every combination of the three rules with the engine checking 
 
 from __future__ import annotations
 
-import functools
 import itertools
-import operator
 
 import numpy as np
 import pytest
-from conftest import Scripted
+from conftest import Passive, Scripted, idle, rest_of_deck, suit
 
 import rummysim.engine as engine_module
-from rummysim.cards import FULL_DECK, parse_card, parse_cards, points, to_text
+from rummysim.cards import parse_card, parse_cards, points, to_text
 from rummysim.dealing import Deal
 from rummysim.engine import play_hand
 from rummysim.errors import IllegalMoveError
@@ -26,7 +24,6 @@ from rummysim.game import play_game
 from rummysim.moves import Discarded, Drew, HandEnded, LaidOff, LayOff, Meld, Melded, Pile, StockRebuilt, WentOutBy
 from rummysim.records import recompute_points
 from rummysim.rules import Rules
-from rummysim.strategies.base import PlayerView, Strategy
 from rummysim.strategies.greedy import Greedy
 from rummysim.strategies.rummy_hunter import RummyHunter
 from rummysim.strategies.uniform import Uniform
@@ -37,43 +34,6 @@ card = parse_card
 AFTER_MELD = {"lay_off": "after_meld"}
 MUST_USE = {"take_discard": "must_use"}
 BLOCK = {"stock_out": "block"}
-
-
-class Passive(Strategy):
-    """Draw from the stock, play nothing, discard the card drawn: never goes out."""
-
-    name = "passive"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.views: list[PlayerView] = []
-
-    def draw(self, view: PlayerView) -> Pile:
-        self.views.append(view)
-        return Pile.STOCK
-
-    def play(self, view: PlayerView) -> list:
-        self.views.append(view)
-        return []
-
-    def discard(self, view: PlayerView) -> int:
-        self.views.append(view)
-        return view.drawn
-
-
-def idle() -> Scripted:
-    """Return a seat that the scenario must never ask: it has no script and no fallback."""
-    return Scripted()
-
-
-def rest_of_deck(*named: str) -> str:
-    """Return the codes of every card not named, for stacking a deal with no hidden cards."""
-    return to_text(FULL_DECK & ~functools.reduce(operator.or_, map(parse_cards, named), 0))
-
-
-def suit(letter: str) -> str:
-    """Return the codes of the 13 cards of a suit, ace to king."""
-    return " ".join(rank + letter for rank in "A23456789TJQK")
 
 
 def exact(holdings: list[str], *, stock: str = "", top: str = "", table=()) -> Deal:
