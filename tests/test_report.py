@@ -213,6 +213,8 @@ def test_r12_3_a_report_of_block_rummy_shows_hands_ended_by_a_block(tmp_path):
     assert "**Block rummy (the hand ends when the stock runs out) vs the stock rebuilt from the discards" in text
     changes = text.split("## What else changes")[1].split("## The evidence")[0]
     assert "  - hands ended by a block (R12.3) +" in changes
+    first = changes.split("vs the stock rebuilt from the discards")[1].split("\n")[1]
+    assert first.startswith("  - hands ended by a block (R12.3) +"), first  # from none: the largest change
     assert "| ended_by_block" in text and "share of hands ended by a block (R12.3)" in text
     assert "| block       | greedy, greedy, greedy | stock_out=block |" in text
     figure = (results.folder / "figures" / "hand_endings.svg").read_text()

@@ -87,7 +87,10 @@ def _ranked(analysis: Analysis, comp: Comparison) -> list[str]:
     for metric in listed(comp):
         d = comp.differences[metric]
         base = analysis.condition(comp.reference).metrics.get(metric)
-        level = abs(base.value) if base is not None and math.isfinite(base.value) and base.value else float("nan")
-        relative = abs(d.value) / level if math.isfinite(level) else 0.0
+        level = abs(base.value) if base is not None and math.isfinite(base.value) else float("nan")
+        if level == 0:  # from nothing to something (hands ended by a block, R12.3): the largest change there is
+            relative = math.inf if d.value else 0.0
+        else:
+            relative = abs(d.value) / level if math.isfinite(level) else 0.0
         sizes.append((metric, relative))
     return [m for m, _ in sorted(sizes, key=lambda x: -x[1])]
