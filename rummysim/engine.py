@@ -168,7 +168,7 @@ class _Hand:
         while True:
             if out_of_turns(self.turn, stall_after_turns):
                 raise _Stalled
-            if block and blocked(len(self.stock), block):
+            if blocked(len(self.stock), block):
                 raise _Blocked
             melded_before = self.has_melded[seat]
             self.drawn = self.taken = None
@@ -232,7 +232,7 @@ class _Hand:
         went_out_by = None
         if answer is not None and not (type(answer) in (list, tuple) and not answer):
             went_out_by = self.apply(seat, answer)
-        if must_use and self.taken is not None and keeps_taken(self.holdings[seat], self.taken, must_use):
+        if self.taken is not None and keeps_taken(self.holdings[seat], self.taken, must_use):
             raise self.errors.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
         return went_out_by
 

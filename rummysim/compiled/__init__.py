@@ -30,7 +30,6 @@ import importlib.util
 import json
 import os
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -97,12 +96,7 @@ def _compiling(kernel: str, noun: str) -> Iterator[None]:
         seconds = float(known.get(kernel, GUESS[kernel]))
         _say(f"compiling {noun}, once: about {max(5, round(seconds / 5) * 5)} s")
     clock = time.perf_counter()
-    from numba.core.errors import NumbaPedanticWarning
-
-    with warnings.catch_warnings():
-        # numba's own internal checks ("please report"), raised by inlining the rules core: not the user's to read
-        warnings.simplefilter("ignore", NumbaPedanticWarning)
-        yield
+    yield
     with contextlib.suppress(OSError):  # an estimate only: an unwritable cache folder costs nothing else
         timings.write_text(json.dumps(known | {kernel: round(time.perf_counter() - clock, 1)}))
 

@@ -7,16 +7,22 @@ checks them over random keys), and the masks are the 52-bit masks of `rummysim.c
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
 from numba import njit
+from numba.core.errors import NumbaPedanticWarning
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, register_jitable
 
 import rummysim.core as core
 from rummysim.seeding import _MIX1, _MIX2, GOLDEN
+
+# numba's own internal checks ("please report"), raised when a kernel inlining the rules core compiles, whenever
+# that is: not the user's to read (pyproject.toml filters them in the tests too)
+warnings.filterwarnings("ignore", category=NumbaPedanticWarning)
 
 for _rule in core.RULES:  # the rules core, compiled and inlined into every kernel that calls it (rummysim.core)
     register_jitable(inline="always")(_rule)  # a call instead made montecarlo's playouts 4x slower

@@ -65,7 +65,6 @@ from rummysim.compiled.layout import (
     TAKE_DISCARD,
     TARGET_SCORE,
     UNIFORM,
-    WENT_OUT_BY,
 )
 from rummysim.compiled.policies import (
     cautious_discard,
@@ -96,8 +95,6 @@ from rummysim.core import (
     stock_after_deal,
 )
 from rummysim.seeding import GAME, HAND
-
-__all__ = ["GAME_COLUMNS", "HAND_COLUMNS", "WENT_OUT_BY", "play_games"]
 
 _STALLED, _BLOCKED = -1, -2
 """What `_turn` returns when the hand stalls (R10.2) or is blocked (R12.3)."""
@@ -186,7 +183,7 @@ def check_cards(h: Hand) -> None:
 
 
 @kernel()
-def _check_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, n: int) -> None:
+def _check_plays(rules: np.ndarray, h: Hand, seat: int, n: int) -> None:
     """Raise unless a compiled bot's plays in ``h.plays[:n]`` are legal now, by the rules core (R4.2-R4.7, R5-R7, R12).
 
     The reference engine checks a Python bot's answers the same way (`rummysim.table.apply_plays`).
@@ -239,7 +236,7 @@ def _turn(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, policy: int, param
         n = hunter_plays(tb, rules, h, seat, params)
     else:
         n = plan_plays(tb, rules, h, h.holdings[seat], h.counts[TAKEN], h.has_melded[seat] == 1)[0]
-    _check_plays(tb, rules, h, seat, n)
+    _check_plays(rules, h, seat, n)
     if n:  # R4.2, R5, R6
         for i in range(n):
             apply_play(tb, h, seat, h.plays[i, 0], h.plays[i, 1], h.plays[i, 2])

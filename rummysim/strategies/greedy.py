@@ -32,14 +32,11 @@ def takes_discard(
     this hand). With ``take_discard: must_use`` it takes the card only if its plays this turn
     would play it (R12.2): it never keeps a taken card it cannot use.
     """
-    if rules.take_discard is TakeDiscard.MUST_USE:
-        lays_off = may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD)
-        if not ((lays_off and fits >> top & 1) or arr.lowers(holding, top)):
-            return False
-        return plays_taken(holding, top, fits=fits, arr=arr, rules=rules, melded=melded, table=table)
-    if rules.lay_off is LayOffWhen.AFTER_MELD and not melded:
-        return arr.lowers(holding, top)
-    return bool(fits >> top & 1) or arr.lowers(holding, top)
+    lays_off = may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD)
+    if not ((lays_off and fits >> top & 1) or arr.lowers(holding, top)):
+        return False
+    must_use = rules.take_discard is TakeDiscard.MUST_USE
+    return not must_use or plays_taken(holding, top, fits=fits, arr=arr, rules=rules, melded=melded, table=table)
 
 
 def plays_taken(
