@@ -116,6 +116,6 @@ def test_a_real_sigint_to_a_run_and_its_workers_prints_one_line_and_no_traceback
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=120)
-    assert process.returncode == 130
+    assert process.returncode == 130, err  # what the run said, should it end otherwise
     assert err == f"stopped; the same command resumes: rummysim {shlex.join(command)}\n"
     assert out == "" and len(list(folder.glob("c*"))) >= 3
