@@ -55,6 +55,11 @@ def main() -> None:
 )  # fmt: skip
 @click.option("--seed", type=int, default=None, help="The seed, overriding the file.")
 @click.option(
+    "--secret-seed", is_flag=True,
+    help="Play under a secret seed drawn from the system (as seed: secret): for tournaments; a public seed makes "
+    "the deals public.",
+)  # fmt: skip
+@click.option(
     "--backend",
     type=click.Choice(["loky", "dask", "sequential"]),
     default="loky",
@@ -91,6 +96,7 @@ def run(
     out: str,
     games: int | None,
     seed: int | None,
+    secret_seed: bool,
     backend: str,
     scheduler: str | None,
     chunk_games: int,
@@ -119,7 +125,8 @@ def run(
     experiment = load_experiment(experiment_file)
     try:
         results = run_experiment(
-            experiment, out=out, n_jobs=jobs, games=games, seed=seed, backend=backend, scheduler=scheduler,
+            experiment, out=out, n_jobs=jobs, games=games, seed="secret" if secret_seed else seed, backend=backend,
+            scheduler=scheduler,
             chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate, engine=engine,
         )  # fmt: skip
         click.echo(str(results.folder))

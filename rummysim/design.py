@@ -22,6 +22,7 @@ from rummysim.margins import MARGINS as MARGINS
 from rummysim.margins import check_margin, check_precision, margin_text
 from rummysim.measures import DEFAULT_MEASURES, PLANNABLE
 from rummysim.rules import FIELDS, Rules
+from rummysim.secret_seed import SECRET, check_seed, recorded, seed_text
 from rummysim.seeding import STREAMS
 from rummysim.version import __version__
 
@@ -175,7 +176,7 @@ class Experiment:
             "name": self.name,
             "question": self.question,
             "description": self.description,
-            "seed": self.seed,
+            "seed": seed_text(self.seed),
             "games": self.games,
             "time_limit": self.time_limit,
             "isolate": self.isolate,
@@ -237,8 +238,9 @@ class Experiment:
         return dataclasses.replace(self, conditions=conditions)
 
     def with_overrides(
-        self, *, games: int | None = None, seed: int | None = None, isolate: bool = False, engine: str | None = None
-    ) -> Experiment:
+        self, *, games: int | None = None, seed: int | str | None = None, isolate: bool = False,
+        engine: str | None = None,
+    ) -> Experiment:  # fmt: skip
         """Return the experiment with its games, seed or engine replaced, or isolated (from the command line).
 
         `games` plays exactly that many games a condition: it also sets ``precision:`` aside
@@ -258,7 +260,7 @@ class Experiment:
             changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in conditions)
             changes["precision"], changes["max_games"] = {}, None
         if seed is not None:
-            changes["seed"] = whole_number(seed, name="command line: --seed", low=0)
+            changes["seed"] = check_seed(seed, name="command line: --seed")
         return Experiment(**{**self.__dict__, **changes}) if changes else self
 
 
@@ -330,7 +332,7 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
     return Experiment(
         name=str(_field(data, "name", where)),
         question=str(data.get("question") or ""),
-        seed=whole_number(_field(data, "seed", where), name=f"{where}.seed", low=0),
+        seed=_recorded_seed(manifest, _field(data, "seed", where), source=source),
         games=whole_number(_field(data, "games", where), name=f"{where}.games", low=1),
         conditions=tuple(
             _condition(c, f"{where}.conditions[{i}]", written_by=written_by) for i, c in enumerate(conditions)
@@ -347,6 +349,13 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         measures=check_measures(data.get("measures"), f"{where}.measures"),
         grid={str(k): tuple(v) for k, v in (data.get("grid") or {}).items()},
     )
+
+
+def _recorded_seed(manifest: Mapping[str, Any], seed: Any, *, source: str) -> int:
+    """Return the seed a manifest records: its number, or its secret (revealed, or kept beside it) checked."""
+    if seed == SECRET:
+        return recorded(manifest, source=source)
+    return int(whole_number(seed, name=f"{source}: experiment.seed", low=0))
 
 
 def check_streams(version: int, *, folder: object, cannot: str) -> None:

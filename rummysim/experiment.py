@@ -29,6 +29,7 @@ from rummysim.design import (
 from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.measures import SKILL
 from rummysim.rules import FIELDS, Rules, check_setting
+from rummysim.secret_seed import check_seed
 from rummysim.specs import strategy_label
 from rummysim.strategies import check_strategy
 
@@ -198,7 +199,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     where = source
     data = _top_level(data, where)
     name, question = _name(data["name"], where), _question(data["question"], where)
-    seed = whole_number(data["seed"], name=f"{where}: seed", low=0)
+    seed = check_seed(data["seed"], name=f"{where}: seed")
     games = whole_number(data["games"], name=f"{where}: games", low=1)
     lineup = _players(data["players"], "players", where)
     base = _settings(_mapping(data.get("rules"), "rules", where), "rules.", where)

@@ -16,6 +16,8 @@ from typing import Any
 
 from rummysim.checksums import file_digest
 from rummysim.design import Experiment
+from rummysim.secret_seed import SECRET
+from rummysim.seeding import Secret
 from rummysim.specs import split_spec
 from rummysim.strategies.registry import check_strategy, is_builtin
 
@@ -72,6 +74,14 @@ def plugin_sources(experiment: Experiment) -> dict[str, dict[str, Any]]:
 
 def seeds(seed: int) -> dict[str, Any]:
     """Return the seed and how every random stream derives from it (`rummysim.seeding`)."""
+    if isinstance(seed, Secret):
+        return {
+            "seed": SECRET,
+            "deal": "SplitMix64 keyed by derive(BLAKE2b(key=secret, (0, game)), hand): deal (sub-key 0), rebuild r",
+            "strategy": "PCG64(BLAKE2b(key=secret, (1, game, seat))): each bot, a keyed one-way key",
+            "first_dealer": "SplitMix64 keyed by BLAKE2b(key=secret, (2, game))",
+            "seats": "seat s of game g plays players[(s + g) % n]",
+        }
     return {
         "seed": seed,
         "deal": "SplitMix64 keyed by derive(root(seed), 0, game, hand): deal (sub-key 0), rebuild r (1 + r)",

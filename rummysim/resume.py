@@ -11,6 +11,7 @@ the folder (`writing`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import shutil
 import sys
@@ -30,6 +31,7 @@ from rummysim.results import (
     trim_chunk,
     write_text_atomic,
 )
+from rummysim.secret_seed import SECRET_FILE, commitment_fields, keep
 from rummysim.seeding import STREAMS
 from rummysim.version import __version__
 
@@ -72,9 +74,14 @@ def lock(folder: Path) -> Iterator[None]:
         handle.close()
 
 
-def prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
-    """Check the folder holds this experiment's results (or nothing); with `force`, clear it."""
+def prepare(folder: Path, experiment: Experiment, *, force: bool) -> Experiment:
+    """Check the folder holds this experiment's results (or nothing); with `force`, clear it.
+
+    Return the experiment to play: under a secret seed, the secret an earlier run of it
+    in this folder kept (`rummysim.secret_seed.keep`), else the new one, kept now.
+    """
     state_path = folder / STATE
+    state = None
     if state_path.exists() and not force:
         state = json.loads(state_path.read_text())
         check_streams(
@@ -87,20 +94,23 @@ def prepare(folder: Path, experiment: Experiment, *, force: bool) -> None:
                 f"this one {experiment.fingerprint()}); rerun with --force to start over or give another --out"
             )
     if force:
-        for name in ("chunks", STATE, LEDGER, MANIFEST, "hands.parquet", "games.parquet", "turns.parquet"):
+        for name in ("chunks", STATE, LEDGER, MANIFEST, SECRET_FILE, "hands.parquet", "games.parquet", "turns.parquet"):
             path = folder / name
             if path.is_dir():
                 shutil.rmtree(path)
             elif path.exists():
                 path.unlink()
+    experiment = dataclasses.replace(experiment, seed=keep(folder, experiment.seed, state))
     record_start(folder, experiment)
     remove_leftovers(folder)
+    return experiment
 
 
 def record_start(folder: Path, experiment: Experiment) -> None:
     """Record the experiment being played before any game is: a stopped or failed run replays from it."""
     state = {"fingerprint": experiment.fingerprint(), "streams": STREAMS, "rummysim_version": __version__,
-             "source": experiment.source, "experiment": experiment.to_dict()}  # fmt: skip
+             "source": experiment.source, "experiment": experiment.to_dict(),
+             **commitment_fields(experiment.seed, reveal=False)}  # fmt: skip
     write_text_atomic(json.dumps(state, indent=2), folder / STATE)
 
 

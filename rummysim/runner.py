@@ -51,7 +51,8 @@ from rummysim.resume import (
 from rummysim.resume import FORCE as FORCE  # defined there, importable from here as before
 from rummysim.resume import LOCK as LOCK
 from rummysim.resume import STATE as STATE
-from rummysim.seeding import STREAMS
+from rummysim.secret_seed import commitment_fields
+from rummysim.seeding import STREAMS, Secret
 from rummysim.specs import check_names
 from rummysim.version import __version__
 
@@ -65,7 +66,7 @@ def run_experiment(
     out: str | Path = "results",
     n_jobs: int = -1,
     games: int | None = None,
-    seed: int | None = None,
+    seed: int | str | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
     chunk_games: int | None = None,
@@ -78,7 +79,8 @@ def run_experiment(
     """Play an experiment and write its tables to ``<out>/<name>/``; return the `Results`.
 
     `experiment` is an `Experiment` or the path of an experiment file. `games` and `seed`
-    override the file's. The tables depend only on the experiment and its seed: `n_jobs`,
+    override the file's (``seed="secret"``: a secret seed, `rummysim.secret_seed`). The tables
+    depend only on the experiment and its seed: `n_jobs`,
     `chunk_games` (games per chunk; by default up to 100, and small enough that every
     worker gets several chunks) and `backend` change the speed, never the data. A stopped run resumes
     from its finished chunks; `force` starts over. `isolate` runs every plug-in bot sealed in its own
@@ -101,7 +103,10 @@ def run_experiment(
                                    trace=trace, quiet=quiet, overrides={"games": games, "seed": seed})  # fmt: skip
     with lock(folder):
         with writing(folder, "preparing the results folder", then=AGAIN):
-            prepare(folder, experiment, force=force)
+            experiment = prepare(folder, experiment, force=force)
+        if isinstance(experiment.seed, Secret):
+            _say(f"secret seed: its SHA-256 is {experiment.seed.commitment} (in {folder / STATE}); "
+                 "the manifest reveals the seed when the run finishes")  # fmt: skip
         if not experiment.precision:
             return _play(experiment, folder, **options)
         return _sized(experiment, folder, options)
@@ -297,6 +302,7 @@ def _manifest(
             for c, e in zip(experiment.conditions, choices, strict=True)
         },
         "seeds": provenance.seeds(experiment.seed),
+        **commitment_fields(experiment.seed, reveal=True),
         "started": started.isoformat(timespec="seconds"),
         "seconds": round(seconds, 3),
         "hands_played_this_run": hands_played,

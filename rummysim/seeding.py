@@ -31,6 +31,16 @@ reproducible as the stream itself. A built-in bot that draws often (`uniform`) t
 one 64-bit number from that generator as the key of its own counter-based `Stream`,
 which the compiled engine reproduces.
 
+A public seed (every shipped experiment uses one) makes every deal public: anyone who
+knows it, a bot included, can deal each hand ahead of play, and trying the small seeds
+people pick takes a fraction of a second. For tournaments a run draws a `Secret`
+(``seed: secret``): 128 bits from the operating system. Then every key a bot could learn
+anything from is a keyed BLAKE2b hash of the secret (`_keyed`): each game's hands key, its
+first dealer's key and each bot's key. None of them leads back to the secret or to
+another game; SplitMix64 derives only the hands and rebuilds within one game from its
+keyed hash. The run publishes the secret's SHA-256 before play (`Secret.commitment`) and
+the secret itself when it finishes (`Secret.reveal`), so the run stays reproducible.
+
 >>> permutation(derive(root(7), 0, 0, 0), 5)
 [2, 4, 3, 1, 0]
 >>> s = Stream(12345); [s.below(6) for _ in range(4)]
@@ -41,6 +51,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import secrets
+import struct
 
 import numpy as np
 
@@ -151,20 +163,86 @@ def stream_key(rng: np.random.Generator) -> int:
     return int(rng.bit_generator.random_raw())
 
 
+class Secret(int):
+    """A secret seed: 128 bits drawn from the operating system (``seed: secret``), shown as its commitment.
+
+    An int, so it goes wherever a seed goes; every stream keyed by it is a keyed hash
+    (`_keyed`). Its text never shows the bits: ``secret-`` and the start of `commitment`.
+    """
+
+    BITS = 128
+
+    def __new__(cls, value: int | None = None) -> Secret:
+        value = secrets.randbits(cls.BITS) if value is None else value
+        if not 0 <= value < 1 << cls.BITS:
+            raise ValueError(f"a secret seed is {cls.BITS} bits")
+        return super().__new__(cls, value)
+
+    @classmethod
+    def revealed(cls, text: str) -> Secret:
+        """Return the secret whose `reveal` is `text` (32 hexadecimal digits); ValueError if it is not one."""
+        if not isinstance(text, str) or len(text) != cls.BITS // 4:
+            raise ValueError(f"a revealed secret is {cls.BITS // 4} hexadecimal digits")
+        return cls(int(text, 16))
+
+    @property
+    def key(self) -> bytes:
+        """The secret's 16 bytes: the key of every keyed hash."""
+        return int(self).to_bytes(self.BITS // 8, "little")
+
+    @property
+    def reveal(self) -> str:
+        """The secret as 32 hexadecimal digits, published when the run finishes."""
+        return f"{int(self):032x}"
+
+    @property
+    def commitment(self) -> str:
+        """The SHA-256 of `reveal`: published before play, so the secret cannot be changed after."""
+        return hashlib.sha256(self.reveal.encode()).hexdigest()
+
+    def __repr__(self) -> str:
+        return f"secret-{self.commitment[:12]}"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        return (Secret, (int(self),))
+
+
+def _keyed(secret: Secret, *path: int, size: int = 8) -> int:
+    """Return the keyed BLAKE2b hash of a path under a secret: one-way, and no key of it leads to another."""
+    data = struct.pack(f"<{len(path)}Q", *path)
+    digest = hashlib.blake2b(data, digest_size=size, key=secret.key, person=b"rummysim").digest()
+    return int.from_bytes(digest, "little")
+
+
 def hand_key(seed: int, game: int, hand: int) -> int:
     """Return the key of one hand's stream: its deal and stock rebuilds (see the module's table)."""
     return derive(_game_hands_key(seed, game), hand)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=64, typed=True)  # typed: a Secret equal to a public seed keys other streams
 def _game_hands_key(seed: int, game: int) -> int:
-    """Return ``derive(root(seed), HAND, game)``, which every hand of a game starts from (kept for a game's hands)."""
-    return derive(root(seed), HAND, game)
+    """Return ``derive(root(seed), HAND, game)``, which every hand of a game starts from (kept for a game's hands).
+
+    Under a `Secret`, the keyed hash of ``(HAND, game)``.
+    """
+    return _keyed(seed, HAND, game) if isinstance(seed, Secret) else derive(root(seed), HAND, game)
+
+
+def game_hands_keys(seed: int, start: int, stop: int) -> np.ndarray:
+    """Return the hands key of each game from ``start`` to ``stop`` (`hand_key` derives each hand's from it)."""
+    return np.array([_game_hands_key(seed, game) for game in range(start, stop)], np.uint64)
 
 
 def game_key(seed: int, game: int) -> int:
-    """Return the key of one game's own choices (the first dealer)."""
-    return derive(root(seed), GAME, game)
+    """Return the key of one game's own choices (the first dealer); under a `Secret`, a keyed hash."""
+    return _keyed(seed, GAME, game) if isinstance(seed, Secret) else derive(root(seed), GAME, game)
+
+
+def game_keys(seed: int, start: int, stop: int) -> np.ndarray:
+    """Return `game_key` of each game from ``start`` to ``stop``."""
+    return np.array([game_key(seed, game) for game in range(start, stop)], np.uint64)
 
 
 def first_dealer(seed: int, game: int, n_players: int) -> int:
@@ -173,7 +251,12 @@ def first_dealer(seed: int, game: int, n_players: int) -> int:
 
 
 def strategy_key(seed: int, game: int, seat: int) -> int:
-    """Return the one-way 128-bit key of the bot in one seat for one game (see the module's table)."""
+    """Return the one-way 128-bit key of the bot in one seat for one game (see the module's table).
+
+    Under a `Secret`, the keyed hash of ``(STRATEGY, game, seat)``.
+    """
+    if isinstance(seed, Secret):
+        return _keyed(seed, STRATEGY, game, seat, size=16)
     state = np.random.SeedSequence(seed, spawn_key=(STRATEGY, game, seat)).generate_state(8, np.uint32)
     return int.from_bytes(hashlib.blake2b(state.tobytes(), digest_size=16, person=b"rummysim-bot").digest(), "little")
 

@@ -23,7 +23,7 @@ from rummysim.compiled.game import play_games
 from rummysim.compiled.layout import GAME_COLUMNS, HAND_COLUMNS, PARAMS, POLICIES, UNIFORM, WENT_OUT_BY, settings_array
 from rummysim.results import SCHEMAS
 from rummysim.rules import Ace, Rules
-from rummysim.seeding import root, strategy_rng, stream_key
+from rummysim.seeding import game_hands_keys, game_keys, strategy_rng, stream_key
 from rummysim.specs import Spec, strategy_label
 from rummysim.strategies import make_strategy
 
@@ -117,7 +117,16 @@ def play_chunk_tables(
     codes, params = lineup_arrays(players)
     keys = stream_keys(players, codes, seed=seed, start=start, stop=stop)
     hands, games = play_games(
-        tables_of(rules), settings_array(rules), codes, params, np.uint64(root(seed)), start, stop, keys, audit
+        tables_of(rules),
+        settings_array(rules),
+        codes,
+        params,
+        game_hands_keys(seed, start, stop),
+        game_keys(seed, start, stop),
+        start,
+        stop,
+        keys,
+        audit,
     )
     labels = [strategy_label(p) for p in players]
     return to_tables(condition, labels, hands, games), hands.shape[0] // rules.n_players

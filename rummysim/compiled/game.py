@@ -94,7 +94,6 @@ from rummysim.core import (
     out_points,
     stock_after_deal,
 )
-from rummysim.seeding import GAME, HAND
 
 _STALLED, _BLOCKED = -1, -2
 """What `_turn` returns when the hand stalls (R10.2) or is blocked (R12.3)."""
@@ -356,14 +355,16 @@ def _game_rows(
 
 @njit(cache=True)
 def play_games(
-    tb: Lookups, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, root: np.uint64,
-    start: int, stop: int, stream_keys: np.ndarray, audit: bool,
+    tb: Lookups, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, hands_keys: np.ndarray,
+    dealer_keys: np.ndarray, start: int, stop: int, stream_keys: np.ndarray, audit: bool,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Play games ``start`` to ``stop`` of one condition (R3-R11); return the hand rows and the game rows.
 
     Seat s of game g plays lineup entry ``(s + g) % n`` (`rummysim.design.rotated`);
-    ``stream_keys[g - start, s]`` is that seat's `Stream` key (uniform's). `audit` checks the
-    cards after every turn (R1.2).
+    ``stream_keys[g - start, s]`` is that seat's `Stream` key (uniform's). Game g's hands
+    derive their keys from ``hands_keys[g - start]`` and its first dealer is drawn from
+    ``dealer_keys[g - start]`` (`rummysim.seeding.game_hands_keys`, `game_keys`). `audit`
+    checks the cards after every turn (R1.2).
     """
     n = rules[N_PLAYERS]
     h = new_hand(n)
@@ -375,7 +376,6 @@ def play_games(
     scores = np.empty(n, np.int64)
     won = np.empty(n, np.int64)
     row = 0
-    hand_root, game_root = derive(root, HAND), derive(root, GAME)
     for game in range(start, stop):
         for seat in range(n):
             labels[seat] = (seat + game) % n
@@ -383,11 +383,11 @@ def play_games(
             params[seat] = lineup_params[labels[seat]]
         h.keys[:] = stream_keys[game - start]
         h.draws[:] = 0
-        first_dealer = below(draw(derive(game_root, game), 0), n)
+        first_dealer = below(draw(dealer_keys[game - start], 0), n)
         dealer = first_dealer
         scores[:] = 0
         won[:] = 0
-        game_key = derive(hand_root, game)
+        game_key = hands_keys[game - start]
         hand = stalled_in_a_row = n_stalled = 0
         while True:
             winner, how, rummy = play_hand(tb, rules, h, policies, params, dealer, derive(game_key, hand), audit)
