@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rummysim.errors import ConfigError, nearest, whole_number
+from rummysim.excerpt import excerpt, key_text
 from rummysim.margins import MARGIN_RANGE as MARGIN_RANGE  # defined there, importable from here as before
 from rummysim.margins import MARGINS as MARGINS
 from rummysim.margins import check_margin, check_precision, margin_text
@@ -53,13 +54,13 @@ def check_measures(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:
         raise ConfigError(
             f"{where}: expected a list of measures, such as [first_player_edge_hand, game_length, skill], "
-            f"got {str(value)[:80]!r}"
+            f"got {excerpt(value)}"
         )
     for i, name in enumerate(value):
         if name not in PLANNABLE:
-            close = nearest(str(name), PLANNABLE)
+            close = nearest(name, PLANNABLE) if isinstance(name, str) else None
             hint = f"did you mean {close!r}?" if close else f"measures are {', '.join(PLANNABLE)}"
-            raise ConfigError(f"{where}[{i}]: {str(name)[:80]!r} is not a measure; {hint}")
+            raise ConfigError(f"{where}[{i}]: {excerpt(name)} is not a measure; {hint}")
     return tuple(dict.fromkeys(str(v) for v in value))
 
 
@@ -79,32 +80,31 @@ def check_skill(value: Any, where: str, *, labels: set[str] | None = None) -> tu
     if value is None:
         return ()
     if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: expected a mapping such as {{strategy: cautious}}, got {value!r}")
+        raise ConfigError(f"{where}: expected a mapping such as {{strategy: cautious}}, got {excerpt(value)}")
     for key in value:
         if key != "strategy":
             close = nearest(str(key), ("strategy",))
-            raise ConfigError(
-                f"{where}.{key}: unknown key; {'did you mean ' + repr(close) + '?' if close else 'the key is strategy'}"
-            )
+            hint = f"did you mean {close!r}?" if close else "the key is strategy"
+            raise ConfigError(f"{where}.{key_text(key)}: unknown key; {hint}")
     named = value.get("strategy")
     names = [named] if isinstance(named, str) else named
     if not isinstance(names, list) or not names or not all(isinstance(x, str) and x for x in names):
         raise ConfigError(
             f"{where}.strategy: expected a strategy or a list of strategies, such as [cautious, rummy_hunter], "
-            f"got {named!r}"
+            f"got {excerpt(named)}"
         )
     for name in names:
         if labels is not None and name not in labels:
             close = nearest(name, sorted(labels))
             hint = f"did you mean {close!r}?" if close else f"lineups seat {', '.join(sorted(labels))}"
-            raise ConfigError(f"{where}.strategy: {name!r} is seated by no lineup; {hint}")
+            raise ConfigError(f"{where}.strategy: {excerpt(name)} is seated by no lineup; {hint}")
     return tuple(dict.fromkeys(names))
 
 
 def check_engine(value: Any, where: str) -> str:
     """Return an engine setting if it is one of `ENGINES`, else raise `ConfigError` naming `where`."""
     if value not in ENGINES:
-        raise ConfigError(f"{where}: {value!r} is not one of {', '.join(ENGINES)}")
+        raise ConfigError(f"{where}: {excerpt(value)} is not one of {', '.join(ENGINES)}")
     return str(value)
 
 
@@ -282,10 +282,10 @@ def _field(data: Mapping[str, Any], key: str, where: str) -> Any:
 
 def _condition(data: Any, where: str, *, written_by: str) -> Condition:
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{where}: expected a condition, got {data!r}")
+        raise ConfigError(f"{where}: expected a condition, got {excerpt(data)}")
     rules = _field(data, "rules", where)
     if not isinstance(rules, Mapping):
-        raise ConfigError(f"{where}.rules: expected the rule settings, got {rules!r}")
+        raise ConfigError(f"{where}.rules: expected the rule settings, got {excerpt(rules)}")
     for key in rules:
         if key not in FIELDS:
             raise ConfigError(
@@ -304,7 +304,7 @@ def _condition(data: Any, where: str, *, written_by: str) -> Condition:
     )
     players = _field(data, "players", where)
     if not isinstance(players, list) or not all(isinstance(p, Mapping) and "strategy" in p for p in players):
-        raise ConfigError(f"{where}.players: expected a list of strategy specs, got {players!r}")
+        raise ConfigError(f"{where}.players: expected a list of strategy specs, got {excerpt(players)}")
     return Condition(
         name=str(_field(data, "name", where)),
         rules=built,
@@ -327,7 +327,7 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
     where = f"{source}: experiment"
     conditions = _field(data, "conditions", where)
     if not isinstance(conditions, list) or not conditions:
-        raise ConfigError(f"{where}.conditions: expected a list of conditions, got {conditions!r}")
+        raise ConfigError(f"{where}.conditions: expected a list of conditions, got {excerpt(conditions)}")
     time_limit = data.get("time_limit")
     return Experiment(
         name=str(_field(data, "name", where)),

@@ -13,6 +13,8 @@ import errno
 from collections.abc import Iterable
 from typing import Any
 
+from rummysim.excerpt import excerpt
+
 
 def nearest(word: object, choices: Iterable[str]) -> str | None:
     """Return the valid choice closest to a misspelt word, if any is close (for error hints)."""
@@ -151,7 +153,7 @@ def whole_number(value: Any, *, name: str, low: int, rule: str = "", optional: b
     cite = f" ({rule})" if rule else ""
     if isinstance(value, bool) or not isinstance(value, int):
         kind = "a whole number or null" if optional else "a whole number"
-        raise ConfigError(f"{name}: {value!r} is not {kind}{cite}")
+        raise ConfigError(f"{name}: {excerpt(value)} is not {kind}{cite}")
     if value < low:
-        raise ConfigError(f"{name}: {value} is below the smallest valid value, {low}{cite}")
+        raise ConfigError(f"{name}: {excerpt(value)} is below the smallest valid value, {low}{cite}")
     return value

@@ -10,12 +10,11 @@ until the whole file is valid.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
-
-import yaml
 
 from rummysim.design import (
     Condition,
@@ -26,11 +25,14 @@ from rummysim.design import (
     check_precision,
     check_skill,
 )
-from rummysim.errors import ConfigError, nearest, whole_number
+from rummysim.errors import ConfigError, nearest
+from rummysim.excerpt import excerpt, key_text
+from rummysim.experiment_file import read_experiment_file
+from rummysim.limits import MAX_CONDITIONS, MAX_GAMES, MAX_NAME, MAX_TIME_LIMIT, seconds_within, whole_number_within
 from rummysim.measures import SKILL
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.secret_seed import check_seed
-from rummysim.specs import strategy_label
+from rummysim.specs import check_names, strategy_label
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
@@ -41,23 +43,6 @@ RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the 
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe loader that refuses a key given twice in one mapping."""
-
-
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice", key_node.start_mark)
-        seen[key] = loader.construct_object(value_node, deep=True)
-    return seen
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def _suggest(key: str, valid: Sequence[str]) -> str:
     close = nearest(key, valid)
     return f"did you mean {close!r}?" if close else f"valid keys are {', '.join(valid)}"
@@ -66,14 +51,14 @@ def _suggest(key: str, valid: Sequence[str]) -> str:
 def _check_keys(data: Mapping[str, Any], valid: Sequence[str], path: str, where: str) -> None:
     for key in data:
         if key not in valid:
-            raise ConfigError(f"{where}: {path}{key}: unknown key; {_suggest(key, valid)}", key=key)
+            raise ConfigError(f"{where}: {path}{key_text(key)}: unknown key; {_suggest(key, valid)}", key=key_text(key))
 
 
 def _mapping(value: Any, path: str, where: str) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: {path}: expected a mapping of keys to values, got {value!r}")
+        raise ConfigError(f"{where}: {path}: expected a mapping of keys to values, got {excerpt(value)}")
     return value
 
 
@@ -81,13 +66,15 @@ def _text(value: Any, path: str, where: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: {path}: expected text, got {value!r}")
+        raise ConfigError(f"{where}: {path}: expected text, got {excerpt(value)}")
     return value.strip()
 
 
 def _players(value: Any, path: str, where: str) -> tuple[dict[str, Any], ...]:
     if not isinstance(value, list):
-        raise ConfigError(f"{where}: {path}: expected a list of strategies, such as [greedy, greedy], got {value!r}")
+        raise ConfigError(
+            f"{where}: {path}: expected a list of strategies, such as [greedy, greedy], got {excerpt(value)}"
+        )
     if not 2 <= len(value) <= 6:
         count = "1 player" if len(value) == 1 else f"{len(value)} players"
         raise ConfigError(f"{where}: {path}: {count} given, rummy takes 2 to 6 (R1.1)")
@@ -99,7 +86,7 @@ def _players(value: Any, path: str, where: str) -> tuple[dict[str, Any], ...]:
         try:
             check_strategy(spec)
         except ConfigError as error:
-            raise ConfigError(f"{where}: {path}[{seat}]: {error}") from None
+            raise ConfigError(f"{where}: {path}[{seat}]: {error}", key=error.key) from None
         specs.append(dict(spec))
     return tuple(specs)
 
@@ -114,16 +101,15 @@ def _relative_to(name: str, where: str) -> str:
 
 
 def _time_limit(value: Any, where: str) -> float | None:
+    """Return the seconds a bot may take per decision: finite, above 0, at most `MAX_TIME_LIMIT` (or None)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ConfigError(f"{where}: time_limit: {value!r} is not a positive number of seconds per decision")
-    return float(value)
+    return seconds_within(value, name=f"{where}: time_limit", high=MAX_TIME_LIMIT)
 
 
 def _flag(value: Any, path: str, where: str) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(f"{where}: {path}: {value!r} is not true or false")
+        raise ConfigError(f"{where}: {path}: {excerpt(value)} is not true or false")
     return value
 
 
@@ -176,12 +162,15 @@ def _grid(value: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
     _check_keys(grid, RULE_KEYS, "grid.", where)
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
-            raise ConfigError(f"{where}: grid.{key}: expected a non-empty list of values, got {values!r}", key=key)
+            raise ConfigError(
+                f"{where}: grid.{key}: expected a non-empty list of values, got {excerpt(values)}", key=key
+            )
         for item in values:
             try:
                 check_setting(key, item)
             except ConfigError as error:
                 raise ConfigError(f"{where}: grid.{error}", key=key) from None
+    _check_count(math.prod(len(values) for values in grid.values()), "grid", where)
     points = []
     for combo in itertools.product(*grid.values()):
         settings = dict(zip(grid, combo, strict=True))
@@ -200,10 +189,11 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     data = _top_level(data, where)
     name, question = _name(data["name"], where), _question(data["question"], where)
     seed = check_seed(data["seed"], name=f"{where}: seed")
-    games = whole_number(data["games"], name=f"{where}: games", low=1)
+    games = whole_number_within(data["games"], name=f"{where}: games", low=1, high=MAX_GAMES)
     lineup = _players(data["players"], "players", where)
     base = _settings(_mapping(data.get("rules"), "rules", where), "rules.", where)
     declared = _mapping(data.get("conditions"), "conditions", where)
+    _check_count(len(declared), "conditions", where)
     drafts = [_draft(cname, body, lineup, where) for cname, body in declared.items()]
     factors: dict[str, tuple[Any, ...]] = {}
     if "grid" in data:
@@ -211,6 +201,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     if not drafts:
         drafts = [_Draft("default", {}, {}, lineup, "")]
     conditions = tuple(_condition(base, draft, where) for draft in drafts)
+    check_names((p for c in conditions for p in c.players), where=f"{where}: players")  # as `run` does
     measures = check_measures(data.get("measures"), f"{where}: measures")
     sizing = _sizing(data, conditions, games, where)
     _check_sized_measures_are_planned(sizing["precision"], measures, where)
@@ -249,9 +240,10 @@ def _top_level(data: Any, where: str) -> Mapping[str, Any]:
 
 def _name(name: Any, where: str) -> str:
     """Return the experiment's name if it can name its results folder."""
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.match(name) or len(name) > MAX_NAME:
         raise ConfigError(
-            f"{where}: name: {name!r} must be letters, digits, '-' and '_' only (it names the results folder)",
+            f"{where}: name: {excerpt(name)} must be 1 to {MAX_NAME} letters, digits, '-' and '_' "
+            "(it names the results folder)",
             key="name",
         )
     return name
@@ -261,15 +253,17 @@ def _question(question: Any, where: str) -> str:
     """Return the question the experiment answers, stripped."""
     if not isinstance(question, str) or not question.strip():
         raise ConfigError(
-            f"{where}: question: expected the question the experiment answers, got {question!r}", key="question"
+            f"{where}: question: expected the question the experiment answers, got {excerpt(question)}", key="question"
         )
     return question.strip()
 
 
 def _draft(cname: Any, body: Any, lineup: tuple[dict[str, Any], ...], where: str) -> _Draft:
     """Return a condition of ``conditions:`` as the file gives it; its rules are built later (`_rules`)."""
-    if not isinstance(cname, str) or not NAME.match(cname):
-        raise ConfigError(f"{where}: conditions.{cname}: a condition name is letters, digits, '-' and '_'")
+    if not isinstance(cname, str) or not NAME.match(cname) or len(cname) > MAX_NAME:
+        raise ConfigError(
+            f"{where}: conditions.{key_text(cname)}: a condition name is 1 to {MAX_NAME} letters, digits, '-' and '_'"
+        )
     body = _mapping(body, f"conditions.{cname}", where)
     _check_keys(body, CONDITION_KEYS, f"conditions.{cname}.", where)
     overrides = _settings(_mapping(body.get("rules"), f"conditions.{cname}.rules", where),
@@ -277,11 +271,22 @@ def _draft(cname: Any, body: Any, lineup: tuple[dict[str, Any], ...], where: str
     players = _players(body["players"], f"conditions.{cname}.players", where) if "players" in body else lineup
     text = _text(body.get("description"), f"conditions.{cname}.description", where)
     games_here = (
-        whole_number(body["games"], name=f"{where}: conditions.{cname}.games", low=1) if "games" in body else None
+        whole_number_within(body["games"], name=f"{where}: conditions.{cname}.games", low=1, high=MAX_GAMES)
+        if "games" in body
+        else None
     )
     isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
     engine = check_engine(body["engine"], f"{where}: conditions.{cname}.engine") if "engine" in body else None
     return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine)
+
+
+def _check_count(count: int, key: str, where: str) -> None:
+    """Refuse more conditions than `MAX_CONDITIONS` (each is planned, played and reported), before any is made."""
+    if count > MAX_CONDITIONS:
+        raise ConfigError(
+            f"{where}: {key}: makes {count:,} conditions, more than the {MAX_CONDITIONS:,} an experiment may have",
+            key=key,
+        )
 
 
 def _on_grid(
@@ -289,6 +294,7 @@ def _on_grid(
 ) -> tuple[list[_Draft], dict[str, tuple[Any, ...]]]:
     """Return every condition at every point of the grid (``name|point``), and each factor's levels."""
     points = _grid(value, where)
+    _check_count(len(points) * max(1, len(drafts)), "grid", where)
     factors = {key: tuple(dict.fromkeys(settings[key] for _, settings in points)) for key in points[0][1]}
     for draft in drafts:
         for key in points[0][1]:
@@ -339,7 +345,7 @@ def _sizing(data: Mapping[str, Any], conditions: tuple[Condition, ...], games: i
         return {"precision": precision, "max_games": None}
     if not precision:
         raise ConfigError(f"{where}: max_games: caps the games that precision: asks for; give precision: too")
-    cap = whole_number(data["max_games"], name=f"{where}: max_games", low=1)
+    cap = whole_number_within(data["max_games"], name=f"{where}: max_games", low=1, high=MAX_GAMES)
     for condition in conditions:
         first = condition.games if condition.games is not None else games
         if first > cap:
@@ -350,22 +356,9 @@ def _sizing(data: Mapping[str, Any], conditions: tuple[Condition, ...], games: i
 
 
 def load_experiment(path: str | Path) -> Experiment:
-    """Read and validate an experiment file (raises `ConfigError` with the file and key path)."""
-    path = Path(path)
-    where = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{where}: no such experiment file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{where}: is a directory, not an experiment file") from None
-    except (PermissionError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{where}: cannot be read as a text file ({type(error).__name__})") from None
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError(f"{where}{line}: YAML syntax error: {problem}") from None
-    return parse_experiment(data, source=where)
+    """Read and validate an experiment file (raises `ConfigError` with the file and key path).
+
+    The file is read within the limits of `rummysim.experiment_file`: a regular file of at
+    most a megabyte, its YAML safe and bounded.
+    """
+    return parse_experiment(read_experiment_file(path), source=str(path))

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rummysim.errors import ConfigError, nearest
+from rummysim.excerpt import excerpt, key_text
 from rummysim.measures import MEASURES, UNIT_RANGE, UNIT_WORDS
 
 MARGINS: dict[str, tuple[str, float]] = {name: (m.unit, m.margin) for name, m in MEASURES.items()}
@@ -44,7 +45,7 @@ def check_margin(value: Any, where: str) -> dict[str, float]:
     if not isinstance(value, Mapping):
         raise ConfigError(
             f"{where}: expected a mapping of measure to margin, such as {{first_seat_edge: 1 pp, order: 0.02}}, "
-            f"got {value!r}"
+            f"got {excerpt(value)}"
         )
     margins = {measure: default for measure, (_, default) in MARGINS.items()}
     return margins | _measures(value, where)
@@ -64,7 +65,7 @@ def check_precision(value: Any, where: str) -> dict[str, float]:
     if not isinstance(value, Mapping) or not value:
         raise ConfigError(
             f"{where}: expected a mapping of measure to the half-width of its 95% intervals, such as "
-            f"{{first_seat_edge: 0.25 pp, order: 0.01}}, got {value!r}"
+            f"{{first_seat_edge: 0.25 pp, order: 0.01}}, got {excerpt(value)}"
         )
     return _measures(value, where)
 
@@ -76,18 +77,18 @@ def _measures(value: Mapping[Any, Any], where: str) -> dict[str, float]:
         if measure not in MARGINS:
             close = nearest(str(measure), MARGINS)
             hint = f"did you mean {close!r}?" if close else f"measures are {', '.join(MARGINS)}"
-            raise ConfigError(f"{where}.{measure}: unknown measure; {hint}")
+            raise ConfigError(f"{where}.{key_text(measure)}: unknown measure; {hint}")
         unit, default = MARGINS[measure]
         number = given
         matched = _AMOUNT.match(given) if isinstance(given, str) else None
         if matched and (matched.group(2) in UNIT_WORDS[unit] or (not matched.group(2) and unit != "pp")):
             number = float(matched.group(1))
         if isinstance(number, bool) or not isinstance(number, (int, float)):
-            raise ConfigError(f"{where}.{measure}: {given!r} is not {_such(unit, default)}")
+            raise ConfigError(f"{where}.{measure}: {excerpt(given)} is not {_such(unit, default)}")
         top = MARGIN_RANGE[unit]
         if not 0 < number <= top:
             raise ConfigError(
-                f"{where}.{measure}: {given!r} is not above 0 and at most {top:g}{' pp' if unit == 'pp' else ''}"
+                f"{where}.{measure}: {excerpt(given)} is not above 0 and at most {top:g}{' pp' if unit == 'pp' else ''}"
             )
         amounts[str(measure)] = float(number)
     return amounts

@@ -26,6 +26,7 @@ from typing import Any
 from rummysim.cards import N_CARDS
 from rummysim.compat import StrEnum
 from rummysim.errors import ConfigError, nearest, whole_number
+from rummysim.excerpt import excerpt
 
 
 class Ace(StrEnum):
@@ -73,7 +74,7 @@ def _enum(name: str, value: Any, enum: type[Enum], rule: str) -> Any:
         return enum(value)
     except ValueError:
         valid = ", ".join(e.value for e in enum)
-        raise ConfigError(f"{name}: {value!r} is not one of {valid} ({rule})", key=name) from None
+        raise ConfigError(f"{name}: {excerpt(value)} is not one of {valid} ({rule})", key=name) from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,16 +208,21 @@ CHOICES: dict[str, tuple[type[StrEnum], str]] = {
 
 NUMBERS: dict[str, tuple[int, int | None, bool, str]] = {
     "n_players": (2, 6, False, "R1.1"),
-    "cards_dealt": (1, None, True, "R3.2"),
-    "ace_points": (0, None, True, "R8.2, R9.2"),
-    "rummy_multiplier": (1, None, False, "R8.3"),
-    "target_score": (1, None, True, "R11.1"),
-    "max_hands": (1, None, True, "R11.2"),
-    "stall_after_rebuilds": (0, None, False, "R10.2"),
-    "stall_after_turns": (1, None, False, "R10.2"),
-    "stall_after_hands": (1, None, False, "R10.2, R11"),
+    "cards_dealt": (1, None, True, "R3.2"),  # the deck bounds it (`Rules.__post_init__`)
+    "ace_points": (0, 1000, True, "R8.2, R9.2"),
+    "rummy_multiplier": (1, 1000, False, "R8.3"),
+    "target_score": (1, 10**9, True, "R11.1"),
+    "max_hands": (1, 10**6, True, "R11.2"),
+    "stall_after_rebuilds": (0, 10**6, False, "R10.2"),
+    "stall_after_turns": (1, 10**6, False, "R10.2"),
+    "stall_after_hands": (1, 10**6, False, "R10.2, R11"),
 }
-"""The whole-number settings: name -> (smallest, largest or None, may be null, rule)."""
+"""The whole-number settings: name -> (smallest, largest or None, may be null, rule).
+
+The largest values keep every score within the compiled engine's 64-bit integers with room
+to spare: a hand is worth at most (4 aces x 1,000 + 480) x 1,000 points, a game ends
+within one hand of 10**9 points or after 10**6 hands, so no score passes about 5 x 10**12
+(docs/experiments.md)."""
 
 
 def check_setting(name: str, value: Any) -> Any:
@@ -236,9 +242,11 @@ def check_setting(name: str, value: Any) -> Any:
     except ConfigError as error:
         error.key = name
         raise
-    if high is not None and value > high:
+    if high is None or value is None or value <= high:
+        return value
+    if name == "n_players":
         raise ConfigError(f"{name}: {value} players given, rummy takes {low} to {high} ({rule})", key=name)
-    return value
+    raise ConfigError(f"{name}: {excerpt(value)} is above the largest valid value, {high} ({rule})", key=name)
 
 
 PRESETS: dict[str, Rules] = {

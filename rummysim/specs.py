@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rummysim.errors import ConfigError
+from rummysim.excerpt import excerpt
 
 Spec = str | Mapping[str, Any]
 _FOLDERS = re.compile(r"[/\\]")
@@ -28,9 +29,9 @@ def split_spec(spec: Spec) -> tuple[str, dict[str, Any]]:
     if isinstance(spec, Mapping):
         params = dict(spec)
         if "strategy" not in params:
-            raise ConfigError(f"player {dict(spec)!r} has no 'strategy' key naming the bot")
+            raise ConfigError(f"player {excerpt(dict(spec))} has no 'strategy' key naming the bot")
         return str(params.pop("strategy")), params
-    raise ConfigError(f"player {spec!r} is neither a strategy name nor a mapping with a 'strategy' key")
+    raise ConfigError(f"player {excerpt(spec)} is neither a strategy name nor a mapping with a 'strategy' key")
 
 
 def strategy_name(name: str) -> str:

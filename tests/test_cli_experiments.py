@@ -55,7 +55,7 @@ BAD_FILES = [
     ),
     pytest.param(
         HEAD.replace("name: bad", "name: ../evil") + "players: [greedy, greedy]\n",
-        ": name: '../evil' must be letters, digits, '-' and '_' only (it names the results folder)",
+        ": name: '../evil' must be 1 to 100 letters, digits, '-' and '_' (it names the results folder)",
         id="name-escapes-results",
     ),
     pytest.param(

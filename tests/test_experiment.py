@@ -414,7 +414,7 @@ TOP_KEYS = (
     "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, "
     "margin, precision, max_games, skill, measures"
 )
-FOLDER = "must be letters, digits, '-' and '_' only (it names the results folder)"
+FOLDER = "must be 1 to 100 letters, digits, '-' and '_' (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
 NEVER_ENDS = (
     "target_score, max_hands: both are null, so the game could never end; "
@@ -580,7 +580,7 @@ BAD = [
     pytest.param({**BASE, "name": None}, f"name: None {FOLDER}", id="name-null"),
     pytest.param(
         conditions(**{"a/b": {}}),
-        "conditions.a/b: a condition name is letters, digits, '-' and '_'",
+        "conditions.a/b: a condition name is 1 to 100 letters, digits, '-' and '_'",
         id="condition-name-slash",
     ),
     # seed, games, question

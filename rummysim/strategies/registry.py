@@ -26,6 +26,8 @@ from typing import Any, cast
 import numpy as np
 
 from rummysim.errors import ConfigError, SealedError, StrategyError, nearest
+from rummysim.excerpt import excerpt, key_text
+from rummysim.limits import number_within, whole_number_within
 from rummysim.seeding import strategy_key, strategy_rng
 from rummysim.specs import Spec, split_spec, strategy_label
 from rummysim.strategies.base import Strategy
@@ -64,11 +66,13 @@ def _load_path(spec: str) -> type[Strategy]:
     """Load ``file.py:Class`` or ``package.module:Class``."""
     target, _, attr = spec.rpartition(":")
     if not target or not attr:
-        raise ConfigError(f"strategy {spec!r}: a path is 'path/to/file.py:ClassName' or 'package.module:ClassName'")
+        raise ConfigError(
+            f"strategy {excerpt(spec)}: a path is 'path/to/file.py:ClassName' or 'package.module:ClassName'"
+        )
     if target.endswith(".py") or "/" in target or "\\" in target:
         path = Path(target)
         if not path.is_file():
-            raise ConfigError(f"strategy {spec!r}: no file {target}")
+            raise ConfigError(f"strategy {excerpt(spec)}: no file {excerpt(target)}")
         name = "rummysim_plugin_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
         module = sys.modules.get(name)
         if module is None:
@@ -95,7 +99,7 @@ def _load_path(spec: str) -> type[Strategy]:
 def strategy_class(name: str) -> type[Strategy]:
     """Return the strategy class for a name, entry point or ``file.py:Class`` / ``module:Class`` path."""
     if not isinstance(name, str):
-        raise ConfigError(f"strategy {name!r} is not a name")
+        raise ConfigError(f"strategy {excerpt(name)} is not a name")
     if name in REGISTRY:
         return REGISTRY[name]
     if ":" in name:
@@ -105,7 +109,7 @@ def strategy_class(name: str) -> type[Strategy]:
         return _check_class(plugins[name].load(), f"{name!r} (entry point {plugins[name].value})")
     known = sorted({*REGISTRY, *plugins})
     raise ConfigError(
-        f"strategy {name!r} is unknown{_nearest(name, known)}; strategies are {', '.join(known)}, "
+        f"strategy {excerpt(name)} is unknown{_nearest(name, known)}; strategies are {', '.join(known)}, "
         "or a path such as my_bots.py:MyBot"
     )
 
@@ -132,16 +136,55 @@ def strategy_params(cls: type[Strategy]) -> dict[str, Any]:
     }
 
 
+BUILTIN_PARAMETERS: dict[str, dict[str, tuple[type, float, float]]] = {
+    "cautious": {"caution": (float, 0, 1e6), "blind": (float, 0, 1e6), "hope": (float, 0, 1e6)},
+    "rummy_hunter": {"patience": (int, 0, 10_000), "danger": (int, 0, 52)},
+    "montecarlo": {
+        "samples": (int, 2, 10_000), "candidates": (int, 1, 52), "depth": (int, 1, 10_000),
+        "confidence": (float, 0, 1e6), "playout_hope": (bool, 0, 1), "tries": (int, 1, 1_000),
+        "patience": (int, 0, 10_000), "alarm": (int, 0, 52),
+    },
+}  # fmt: skip
+"""The built-in bots' parameters: name -> (kind, smallest, largest), checked when a spec is read.
+
+The smallest values are the bots' own (each refuses less as it is built); the largest are
+far beyond any useful setting and keep a decision's work bounded (a `samples` of a billion
+would think for days) and the compiled engine's arithmetic finite. A weight (`float`) may
+be given as a whole number; a count (`int`) must be one; neither may be nan or infinite."""
+
+
 def check_strategy(spec: Spec) -> tuple[type[Strategy], dict[str, Any]]:
-    """Return the class and parameters of a spec, raising `ConfigError` if either is unknown."""
+    """Return the class and parameters of a spec; raise `ConfigError` if either is unknown, or a built-in's invalid."""
     name, params = split_spec(spec)
     cls = strategy_class(name)
     valid = strategy_params(cls)
     for key in params:
         if key not in valid:
             listed = f"its parameters are {', '.join(valid)}" if valid else "it takes no parameters"
-            raise ConfigError(f"strategy {name!r} has no parameter {key!r}{_nearest(key, list(valid))}; {listed}")
+            raise ConfigError(
+                f"strategy {excerpt(name)} has no parameter {excerpt(key)}{_nearest(str(key), list(valid))}; {listed}",
+                key=key_text(key),
+            )
+    if is_builtin(cls):
+        for key, value in params.items():
+            _check_parameter(name, key, value)
     return cls, params
+
+
+def _check_parameter(name: str, key: str, value: Any) -> None:
+    """Raise `ConfigError` unless `value` is valid for a built-in bot's parameter (`BUILTIN_PARAMETERS`)."""
+    kind, low, high = BUILTIN_PARAMETERS.get(name, {}).get(key, (object, 0, 0))
+    where = f"strategy {name!r} parameter {key}"
+    if kind is bool and not isinstance(value, bool):
+        raise ConfigError(f"{where}: {excerpt(value)} is not true or false", key=key)
+    try:
+        if kind is int:
+            whole_number_within(value, name=where, low=int(low), high=int(high))
+        elif kind is float:
+            number_within(value, name=where, low=low, high=high)
+    except ConfigError as error:
+        error.key = key
+        raise
 
 
 def make_strategy(spec: Spec, *, rng: np.random.Generator) -> Strategy:
