@@ -152,30 +152,43 @@ def report(results_dir: str, quiet: bool) -> None:
     Example:
       rummysim report results/acehigh
     """
-    write_report(Path(results_dir), quiet=quiet)
+    from rummysim.results import load_results
+
+    results = load_results(results_dir)
+    results.check_tables("hands", "games")  # the tables the manifest records, then what the manifest says
+    results.check_manifest()  # an edited manifest is refused before any work (rummysim.manifest)
+    write_report(Path(results_dir), quiet=quiet, results=results)
 
 
 @main.command()
 @click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False))
 @click.option("--replay", "n_replay", type=int, default=0, show_default=True,
-              help="Also replay N hands, chosen from the seed, and compare them with the stored rows.")  # fmt: skip
+              help="Also replay N hands drawn across the run and compare them with the stored rows.")  # fmt: skip
+@click.option("--engine", type=click.Choice(["python", "compiled"]), default="python", show_default=True,
+              help="The engine the hands replay on.")  # fmt: skip
+@click.option("--sample-seed", type=int, default=None,
+              help="Draw the hands to replay from this seed (default: a new one, named in the summary).")  # fmt: skip
 @_one_line_errors
-def verify(results_dir: str, n_replay: int) -> None:
-    """Check a results folder: checksums, rows, points (R8) and scores (R11).
+def verify(results_dir: str, n_replay: int, engine: str, sample_seed: int | None) -> None:
+    """Check a results folder: its manifest, checksums, rows, points (R8) and scores (R11).
 
-    Prints each problem on its own line, then one summary line; exit status 1 if anything
-    checked is wrong. What the folder lacks (committed results keep only the manifest) is
-    said as not checked.
+    The manifest's own checksum, fingerprint, seed and rows are recomputed; the tables
+    are read in row batches, so memory stays flat at any size. Prints each problem on
+    its own line, then one summary line; exit status 1 if anything checked is wrong.
+    What the folder lacks (committed results keep only the manifest) is said as not
+    checked.
 
     \b
     Example:
-      rummysim verify results/bots --replay 5
+      rummysim verify results/bots --replay 5 --engine compiled
     """
     from rummysim.errors import whole_number
     from rummysim.verify import verify_results
 
     whole_number(n_replay, name="--replay", low=0)
-    verification = verify_results(results_dir, replay=n_replay)
+    if sample_seed is not None:
+        whole_number(sample_seed, name="--sample-seed", low=0)
+    verification = verify_results(results_dir, replay=n_replay, engine=engine, sample_seed=sample_seed)
     for problem in verification.problems:
         click.echo(f"problem: {problem}")
     click.echo(verification.summary)

@@ -25,11 +25,11 @@ import pyarrow.parquet as pq
 
 from rummysim.checksums import check_file, chunk_record, table_record
 from rummysim.design import Experiment, from_manifest
-from rummysim.errors import ConfigError
+from rummysim.errors import ConfigError, RummysimError
+from rummysim.manifest import MANIFEST, check_manifest, read_manifest, seal
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 
 TABLES = ("hands", "games", "turns")
-MANIFEST = "manifest.json"
 
 _TYPES: dict[type, pa.DataType] = {int: pa.int64(), bool: pa.bool_(), str: pa.string()}
 
@@ -78,6 +78,11 @@ def write_text_atomic(text: str, path: Path) -> None:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    """Seal the manifest (its own checksum, `rummysim.manifest.seal`) and write it into `folder` atomically."""
+    write_text_atomic(json.dumps(seal(manifest), indent=2), folder / MANIFEST)
 
 
 def write_chunk(folder: Path, chunk_id: str, tables: dict[str, pa.Table]) -> dict[str, dict[str, Any]]:
@@ -256,7 +261,17 @@ class Results:
     @property
     def experiment(self) -> Experiment:
         """Return the experiment this run played, read back from its manifest (`rummysim.design`)."""
-        return from_manifest(self.manifest, source=str(self.folder / MANIFEST))
+        return experiment_of(self.manifest, str(self.folder / MANIFEST))
+
+    def check_manifest(self) -> None:
+        """Raise `ConfigError` naming the first thing the manifest records that it cannot back (`rummysim.manifest`).
+
+        Its own checksum, its fingerprint and seed recomputed from its experiment, its rows
+        against the tables' footers: a report is never written from an edited manifest.
+        """
+        problems = check_manifest(self.manifest, self.experiment, self.folder, game_rows=game_rows(self.experiment))
+        if problems:
+            raise ConfigError(f"{problems[0]}; see rummysim verify {self.folder}")
 
     @property
     def conditions(self) -> list[str]:
@@ -264,10 +279,39 @@ class Results:
         return [c.name for c in self.experiment.conditions]
 
 
+def game_rows(experiment: Experiment) -> int:
+    """Return the game x seat rows an experiment's games make: each condition's games times its seats."""
+    return sum(experiment.games_of(c) * c.rules.n_players for c in experiment.conditions)
+
+
+def experiment_of(manifest: Any, source: str) -> Experiment:
+    """Return the experiment a manifest records, or raise `ConfigError` in one line naming what it cannot read.
+
+    The manifest is data from outside: a value of a wrong type deep in it (a rule as a list, a
+    player as a number) is one line too, never a traceback.
+    """
+    try:
+        return from_manifest(manifest, source=source)
+    except RummysimError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as error:
+        text = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise ConfigError(f"{source}: experiment: not an experiment this version reads ({text})") from None
+
+
 def load_results(folder: str | Path) -> Results:
-    """Read the results of a finished run from its folder (``results/<name>``)."""
+    """Read the results of a finished run from its folder (``results/<name>``).
+
+    Raise `ConfigError` in one line if the manifest is missing or damaged, or records an
+    experiment this version cannot read (`rummysim.manifest.read_manifest`).
+    """
     folder = Path(folder)
     path = folder / MANIFEST
-    if not path.exists():
-        raise ConfigError(f"{folder}: no {MANIFEST}; not the folder of a finished run")
-    return Results(folder, json.loads(path.read_text()))
+    try:
+        manifest = read_manifest(path)
+    except FileNotFoundError:
+        raise ConfigError(f"{folder}: no {MANIFEST}; not the folder of a finished run") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from None
+    experiment_of(manifest, str(path))
+    return Results(folder, manifest)

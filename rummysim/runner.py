@@ -32,10 +32,19 @@ from rummysim.engine_choice import Choice, choose_engine
 from rummysim.errors import BotError, ConfigError, DiskError, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.ledger import LEDGER, Ledger, chunk_span
+from rummysim.manifest import seal
 from rummysim.measures import MEASURES
 from rummysim.progress import AnalysisBar, RunBar, hand_rows
 from rummysim.replay import blame
-from rummysim.results import MANIFEST, Results, load_results, merge_chunks, write_chunk, write_text_atomic
+from rummysim.results import (
+    MANIFEST,
+    Results,
+    load_results,
+    merge_chunks,
+    write_chunk,
+    write_manifest,
+    write_text_atomic,
+)
 from rummysim.resume import (
     AGAIN,
     RESUME,
@@ -143,7 +152,7 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
         results = _play(experiment, folder, finished=finished, **options)
     manifest = results.manifest | {"precision": precision.record(experiment, waves, found)}
     with writing(folder, "writing the manifest"):
-        write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
+        write_manifest(folder, manifest)
     results.manifest = manifest
     results.analysis = analysis  # the report's own analysis of these tables: `rummysim run` does not make it twice
     return results
@@ -198,7 +207,7 @@ def _restated(finished: Results, experiment: Experiment) -> Results:
         return finished
     finished.manifest = finished.manifest | {"experiment": record}
     with writing(finished.folder, "writing the manifest"):
-        write_text_atomic(json.dumps(finished.manifest, indent=2), finished.folder / MANIFEST)
+        write_manifest(finished.folder, finished.manifest)
     return finished
 
 
@@ -288,8 +297,11 @@ def _manifest(
     started: datetime, seconds: float, hands_played: int, resumed: int, backend: str, scheduler: str | None,
     n_jobs: int, chunk_games: int,
 ) -> dict[str, Any]:  # fmt: skip
-    """Return the run's manifest: what was played, how, where and by which versions, and its tables."""
-    return {
+    """Return the run's manifest: what was played, how, where and by which versions, and its tables.
+
+    Sealed: its last key is its own checksum (`rummysim.manifest.seal`), checked wherever it is read.
+    """
+    manifest = {
         "rummysim_version": __version__,
         "git_commit": provenance.git_commit(),
         "experiment": experiment.to_dict(),
@@ -319,3 +331,4 @@ def _manifest(
         "chunk_games": chunk_games,
         "tables": {kind: {"file": f"{kind}.parquet", **record} for kind, record in records.items()},
     }
+    return seal(manifest)

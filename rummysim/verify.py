@@ -24,31 +24,30 @@ its table, condition, game, hand and seat and the rule it breaks.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rummysim.cards import card_code, card_points
+import rummysim.compiled as compiled
 from rummysim.checksums import check_chunk, check_file
-from rummysim.design import Experiment, from_manifest
+from rummysim.design import Experiment
 from rummysim.errors import RummysimError
 from rummysim.ledger import Ledger
-from rummysim.moves import WentOutBy
+from rummysim.manifest import CHECKSUM, check_manifest
 from rummysim.replay import replay_hand
-from rummysim.results import MANIFEST, SCHEMAS
-from rummysim.rules import StockOut
+from rummysim.results import MANIFEST, SCHEMAS, game_rows, load_results
 from rummysim.seeding import STREAMS
-from rummysim.specs import strategy_label
+from rummysim.strategies import check_strategy
+from rummysim.strategies.registry import is_builtin
+from rummysim.verify_rows import BATCH_ROWS, Problems, Tally, check_block, check_end, offer, paired_blocks
 
-SHOWN = 3
-"""Rows named per problem; the rest are counted."""
+ENGINES = ("python", "compiled")
+"""The engines a sample of hands replays on (`rummysim.engine_choice`)."""
 
 
 @dataclass
@@ -79,17 +78,6 @@ class Verification:
         return f"{self.folder}: verified: {done}"
 
 
-def _bad_rows(problems: list[str], frame: pd.DataFrame, what: str, where: str) -> bool:
-    """Name up to `SHOWN` offending rows of a table as one problem; return True if there were any."""
-    if frame.empty:
-        return False
-    keys = [c for c in ("condition", "game", "hand", "seat") if c in frame.columns]
-    shown = "; ".join(", ".join(f"{k} {row[k]}" for k in keys) for row in frame.head(SHOWN).to_dict("records"))
-    more = f" (and {len(frame) - SHOWN} more)" if len(frame) > SHOWN else ""
-    problems.append(f"{where}: {what}: {shown}{more}")
-    return True
-
-
 def _check_file_sums(folder: Path, manifest: dict[str, Any], present: list[str], result: Verification) -> None:
     recorded = manifest.get("tables") or {}
     unrecorded = [kind for kind in present if "sha256" not in (recorded.get(kind) or {})]
@@ -99,12 +87,6 @@ def _check_file_sums(folder: Path, manifest: dict[str, Any], present: list[str],
             problem = check_file(folder / f"{kind}.parquet", record)
             if problem:
                 result.problems.append(f"{folder / kind}.parquet: {problem.split(' ', 1)[1]} in {MANIFEST}")
-        try:
-            rows = pq.read_metadata(folder / f"{kind}.parquet").num_rows
-        except (OSError, pa.ArrowException):
-            continue  # named by the schema check
-        if "rows" in record and rows != record["rows"]:
-            result.problems.append(f"{folder / kind}.parquet: {rows} rows, and {MANIFEST} records {record['rows']}")
     if unrecorded:
         written_by = manifest.get("rummysim_version", "an unknown version")
         result.unchecked.append(
@@ -145,156 +127,79 @@ def _check_schema(folder: Path, kind: str, result: Verification) -> bool:
     return True
 
 
-def _check_rows(experiment: Experiment, hands: pd.DataFrame, games: pd.DataFrame, where: Callable[[str], str],
-                problems: list[str]) -> None:  # fmt: skip
-    """Check every game x seat and every hand x seat is there once, each seat playing its rotation (R3.4)."""
-    names = [c.name for c in experiment.conditions]
-    for kind, frame in (("hands", hands), ("games", games)):
-        extra = frame[~frame.condition.isin(names)]
-        _bad_rows(problems, extra, f"rows of no condition of the experiment ({', '.join(names)})", where(kind))
-        keys = ["condition", "game", "hand", "seat"] if kind == "hands" else ["condition", "game", "seat"]
-        _bad_rows(problems, frame[frame.duplicated(keys)], "rows given twice", where(kind))
-    for condition in experiment.conditions:
-        n, n_games = condition.rules.n_players, experiment.games_of(condition)
-        labels = np.array([strategy_label(p) for p in condition.players], dtype=object)
-        g = games[games.condition == condition.name]
-        expected = pd.MultiIndex.from_product([range(n_games), range(n)], names=["game", "seat"])
-        missing = expected.difference(pd.MultiIndex.from_frame(g[["game", "seat"]]))
-        if len(missing):
-            frame = missing.to_frame(index=False).assign(condition=condition.name)
-            _bad_rows(problems, frame, f"missing game x seat rows ({n_games} games of {n} seats)", where("games"))
-        for kind, frame in (("games", g), ("hands", hands[hands.condition == condition.name])):
-            wrong = frame[frame.strategy.to_numpy() != labels[(frame.seat + frame.game).to_numpy() % n]]
-            _bad_rows(problems, wrong, "a seat plays another strategy than its rotation gives (R3.4)", where(kind))
-        h = hands[hands.condition == condition.name]
-        per_game = h.groupby("game").agg(rows=("seat", "size"), hands=("hand", "nunique"), low=("hand", "min"),
-                                         high=("hand", "max"))  # fmt: skip
-        n_hands = g.groupby("game").n_hands.first()
-        table = per_game.reindex(n_hands.index).assign(n_hands=n_hands)
-        bad = table[(table.rows != table.n_hands * n) | (table.hands != table.n_hands) | (table.low != 0)
-                    | (table.high != table.n_hands - 1)]  # fmt: skip
-        frame = bad.reset_index()[["game"]].assign(condition=condition.name)
-        _bad_rows(problems, frame, "games whose hands x seats are not all there once (games.n_hands)", where("hands"))
+def _load(folder: Path, result: Verification) -> tuple[dict[str, Any], Experiment] | None:
+    """Return the manifest and its experiment, checked (`rummysim.manifest`); None, with the problem, if damaged."""
+    try:
+        results = load_results(folder)
+        experiment = results.experiment
+    except RummysimError as error:
+        result.problems.append(str(error))
+        return None
+    manifest = results.manifest
+    result.problems += check_manifest(manifest, experiment, folder, game_rows=game_rows(experiment))
+    result.checked.append("manifest")
+    if CHECKSUM not in manifest:
+        version = manifest.get("rummysim_version", "unknown")
+        result.unchecked.append(f"the manifest's own checksum (written by rummysim {version}, before it sealed them)")
+    return manifest, experiment
 
 
-def _check_points(experiment: Experiment, hands: pd.DataFrame, where: str, problems: list[str]) -> None:
-    """Check every holding's points and every hand's points from the holdings left (R8, R12.3)."""
-    for condition in experiment.conditions:
-        rules = condition.rules
-        h = hands[hands.condition == condition.name]
-        values = {card_code(c): card_points(c, ace_value=rules.ace_value) for c in range(52)}
-        cards = h.holding_end.str.split().explode()
-        recomputed = cards.map(values).fillna(0).groupby(level=0).sum().astype("int64")
-        _bad_rows(problems, h[recomputed.reindex(h.index).to_numpy() != h.holding_points.to_numpy()],
-                  "holding_points is not the points of holding_end (R8.2)", where)  # fmt: skip
-        key = ["game", "hand"]
-        total = h.groupby(key).holding_points.transform("sum")
-        winners = h.groupby(key).won.transform("sum")
-        multiplier = np.where(h.went_rummy, rules.rummy_multiplier, 1)
-        _bad_rows(problems, h[h.multiplier != multiplier],
-                  f"multiplier is not {rules.rummy_multiplier} for going rummy, else 1 (R8.3)", where)  # fmt: skip
-        _bad_rows(problems, h[(winners != (~h.stalled).astype(int))],
-                  "a hand that did not stall has not exactly one winner, or a stalled hand has one (R8.1, R10.2)",
-                  where)  # fmt: skip
-        blocked = _check_endings(h, blocks=rules.stock_out is StockOut.BLOCK, where=where, problems=problems)
-        winner = h[h.won & ~blocked]
-        owed = (total[winner.index] - winner.holding_points) * winner.multiplier
-        _bad_rows(problems, winner[winner.points != owed],
-                  "the winner's points are not the others' holding points times the multiplier (R8.1, R8.3)",
-                  where)  # fmt: skip
-        winner = h[h.won & blocked]
-        seats = h.groupby(key).seat.transform("size")
-        owed = total[winner.index] - seats[winner.index] * winner.holding_points
-        _bad_rows(problems, winner[winner.points != owed],
-                  "the points of a blocked hand's winner are not the sum over the others of their holding points "
-                  "less the winner's (R12.3)", where)  # fmt: skip
-        _bad_rows(problems, h[~h.won & (h.points != 0)], "a seat that did not go out scored points (R8.1)", where)
+def _check_present(folder: Path, manifest: dict[str, Any], present: list[str], result: Verification) -> bool:
+    """Name each table the manifest records that is missing; return True if hands and games are there to check.
 
-
-ENDED_BY = frozenset(e.value for e in WentOutBy)
-"""The values of ``went_out_by`` (R7.1, R12.3); null is a hand stalled under R10.2."""
-
-
-def _check_endings(h: pd.DataFrame, *, blocks: bool, where: str, problems: list[str]) -> pd.Series:
-    """Check how each hand of one condition ended (R7.1, R10.2, R12.3); return which rows are of blocked hands.
-
-    A blocked hand is won by the one seat with the lowest holding points, never by going rummy;
-    a tie for the lowest has no winner and is stalled (R12.3).
+    A folder with neither (committed results keep only the manifest and report) is said as not checked.
     """
-    ended_by = h.went_out_by
-    _bad_rows(problems, h[ended_by.notna() & ~ended_by.isin(sorted(ENDED_BY))],
-              f"went_out_by is not one of {', '.join(sorted(ENDED_BY))} (R7.1, R12.3)", where)  # fmt: skip
-    blocked = ended_by == WentOutBy.BLOCK
-    unsaid = (h.stalled & ended_by.notna() & ~blocked) | (~h.stalled & ended_by.isna())
-    _bad_rows(problems, h[unsaid], "went_out_by does not fit stalled: a stalled hand has none (R10.2) or block "
-              "(a tie, R12.3), any other hand one", where)  # fmt: skip
-    if not blocks:
-        _bad_rows(
-            problems, h[blocked], "went_out_by is block, but the condition plays stock_out: rebuild (R12.3)", where
+    if not {"hands", "games"} & set(present):
+        source = manifest.get("source") or "its experiment file"
+        result.unchecked.append(
+            "tables, rows, points and scores (no hands.parquet or games.parquet: committed results keep only the "
+            f"manifest; play them again with: rummysim run {source})"
         )
-        return blocked
-    lowest = h.groupby(["game", "hand"]).holding_points.transform("min")
-    at_lowest = h.holding_points == lowest
-    tied = at_lowest.groupby([h.game, h.hand]).transform("sum") > 1
-    _bad_rows(problems, h[blocked & ((h.won != (at_lowest & ~tied)) | (h.stalled != tied))],
-              "in a blocked hand the one seat with the lowest holding points wins, and a tie for it is stalled "
-              "with no winner (R12.3)", where)  # fmt: skip
-    _bad_rows(problems, h[blocked & (h.went_rummy | (h.multiplier != 1))],
-              "a blocked hand went rummy or has a multiplier other than 1 (R12.3)", where)  # fmt: skip
-    return blocked
+        return False
+    for kind in manifest.get("tables") or {}:
+        if kind not in present:
+            result.problems.append(f"{folder / kind}.parquet: missing, and {MANIFEST} records it")
+    for kind in ("hands", "games"):
+        if kind not in present and kind not in (manifest.get("tables") or {}):
+            result.problems.append(f"{folder / kind}.parquet: missing (every finished run has it)")
+    return {"hands", "games"} <= set(present)
 
 
-def _check_scores(experiment: Experiment, hands: pd.DataFrame, games: pd.DataFrame, where: Callable[[str], str],
-                  problems: list[str]) -> None:  # fmt: skip
-    """Check the running scores and each game's score, record and winner from its hands (R11)."""
-    ordered = hands.sort_values(["condition", "game", "seat", "hand"])
-    running = ordered.groupby(["condition", "game", "seat"]).points.cumsum()
-    _bad_rows(problems, ordered[ordered.score != running], "score is not the running sum of points (R11)",
-              where("hands"))  # fmt: skip
-    per_seat = ordered.groupby(["condition", "game", "seat"]).agg(
-        score=("points", "sum"), hands_won=("won", "sum"), n_hands=("hand", "size")
-    )
-    per_hand = hands.drop_duplicates(["condition", "game", "hand"]).groupby(["condition", "game"]).stalled.sum()
-    g = games.set_index(["condition", "game", "seat"]).sort_index()
-    sums = per_seat.reindex(g.index)
-    for column in ("score", "hands_won", "n_hands"):
-        wrong = g[g[column].to_numpy() != sums[column].to_numpy()].reset_index()
-        _bad_rows(problems, wrong, f"{column} does not add up from hands.parquet (R11)", where("games"))
-    stalled = per_hand.reindex(g.index.droplevel("seat")).to_numpy()
-    _bad_rows(problems, g[g.n_stalled.to_numpy() != stalled].reset_index(),
-              "n_stalled is not the count of stalled hands (R10.2)", where("games"))  # fmt: skip
-    top = g.groupby(level=["condition", "game"]).score.transform("max")
-    leaders = (g.score == top).groupby(level=["condition", "game"]).transform("sum")
-    won = (g.score == top) & (leaders == 1) & ~g.stalled
-    tied = (g.score == top) & (leaders > 1) & ~g.stalled
-    _bad_rows(problems, g[(g.won != won) | (g.tied != tied)].reset_index(),
-              "won or tied is not what the final scores give (R11)", where("games"))  # fmt: skip
-    for condition in experiment.conditions:
-        target = condition.rules.target_score
-        if target is None:
-            continue
-        h = ordered[ordered.condition == condition.name]
-        last = h.groupby("game").hand.transform("max")
-        early = h[(h.hand < last) & (h.score >= target)]
-        _bad_rows(problems, early, f"the game went on after a score reached {target} (R11.1)", where("hands"))
+def _check_tables(folder: Path, experiment: Experiment, result: Verification, *, batch_rows: int,
+                  sample: tuple[int, int]) -> Tally:  # fmt: skip
+    """Check the rows, points and scores game by game (`rummysim.verify_rows`); return what spans the games."""
+
+    def where(kind: str) -> str:
+        return str(folder / f"{kind}.parquet")
+
+    problems, tally = Problems(), Tally()
+    for hands, games in paired_blocks(folder, experiment, batch_rows, tally):
+        check_block(experiment, hands, games, where, problems, tally)
+        offer(hands, tally, n=sample[0], seed=sample[1])
+    if tally.disorder:
+        result.problems.append(tally.disorder)
+        return tally
+    check_end(experiment, where, problems, tally)
+    result.problems += problems.lines()
+    result.checked += ["rows (every game x seat, every hand x seat)", "points (R8)", "scores (R11)"]
+    if (folder / "turns.parquet").exists():
+        stored = pq.read_metadata(folder / "turns.parquet").num_rows
+        if stored != tally.turns:
+            result.problems.append(f"{where('turns')}: {stored} rows, and hands.parquet counts {tally.turns} turns")
+        result.checked.append("turns")
+    return tally
 
 
-def _replay(folder: Path, experiment: Experiment, hands: pd.DataFrame, n: int, result: Verification) -> None:
-    """Replay `n` hands chosen from the experiment's seed and compare them with the stored rows."""
-    chosen = hands.drop_duplicates(["condition", "game", "hand"])[["condition", "game", "hand"]]
-    picks = chosen.sample(n=min(n, len(chosen)), random_state=np.random.default_rng(experiment.seed))
-    for row in picks.sort_values(["condition", "game", "hand"]).itertuples(index=False):
-        replayed = replay_hand(folder, condition=str(row.condition), game=int(row.game), hand=int(row.hand))
-        if not replayed.matches:
-            result.problems.append(
-                f"{folder / 'hands.parquet'}: condition {row.condition}, game {row.game}, hand {row.hand} does not "
-                f"replay from the seed to the stored rows: {replayed.mismatches[0]}"
-            )
-    result.checked.append(f"{len(picks)} replayed hand{'s' if len(picks) != 1 else ''}")
+def verify_results(
+    folder: str | Path, *, replay: int = 0, engine: str = "python", sample_seed: int | None = None,
+    batch_rows: int = BATCH_ROWS,
+) -> Verification:  # fmt: skip
+    """Check a results folder (see the module's docstring); return what was checked and every problem found.
 
-
-def verify_results(folder: str | Path, *, replay: int = 0) -> Verification:
-    """Check a results folder (see the module's docstring); return what was checked and every problem found."""
+    `replay` hands are drawn across the run from `sample_seed` (the same seed, the same hands;
+    by default one drawn from the system, named in the summary) and played again on `engine`
+    (``python`` or ``compiled``). The tables are read `batch_rows` rows at a time.
+    """
     folder = Path(folder)
     result = Verification(folder)
     if not folder.is_dir():
@@ -302,51 +207,86 @@ def verify_results(folder: str | Path, *, replay: int = 0) -> Verification:
         return result
     if (folder / "chunks").is_dir():
         _check_chunks(folder, result)
-    try:
-        manifest = json.loads((folder / MANIFEST).read_text())
-        experiment = from_manifest(manifest, source=str(folder / MANIFEST))
-    except FileNotFoundError:
-        result.problems.append(f"{folder}: no {MANIFEST}; not the folder of a finished run")
+    loaded = _load(folder, result)
+    if loaded is None:
         return result
-    except (ValueError, RummysimError) as error:  # JSONDecodeError is a ValueError
-        result.problems.append(f"{folder / MANIFEST}: does not load: {error}")
-        return result
-    result.checked.append("manifest")
+    manifest, experiment = loaded
     present = [kind for kind in ("hands", "games", "turns") if (folder / f"{kind}.parquet").exists()]
     _check_file_sums(folder, manifest, present, result)
-    if {"hands", "games"} - set(present):
-        source = manifest.get("source") or "its experiment file"
-        lacking = " or ".join(f"{kind}.parquet" for kind in ("hands", "games") if kind not in present)
-        result.unchecked.append(
-            f"tables, rows, points and scores (no {lacking}: committed results keep only the manifest; "
-            f"play them again with: rummysim run {source})"
-        )
+    if not _check_present(folder, manifest, present, result):
         if replay:
             result.unchecked.append("replayed hands (no hands.parquet to compare them with)")
         return result
     if not all([_check_schema(folder, kind, result) for kind in present]):
         return result  # an unreadable or foreign table is named; its rows are not read as data
     result.checked.append("schemas")
-    hands, games = pd.read_parquet(folder / "hands.parquet"), pd.read_parquet(folder / "games.parquet")
-
-    def where(kind: str) -> str:
-        return str(folder / f"{kind}.parquet")
-
-    _check_rows(experiment, hands, games, where, result.problems)
-    result.checked.append("rows (every game x seat, every hand x seat)")
-    _check_points(experiment, hands, where("hands"), result.problems)
-    result.checked.append("points (R8)")
-    _check_scores(experiment, hands, games, where, result.problems)
-    result.checked.append("scores (R11)")
-    if "turns" in present:
-        stored = pq.read_metadata(folder / "turns.parquet").num_rows
-        played = int(hands.drop_duplicates(["condition", "game", "hand"]).turns.sum())
-        if stored != played:
-            result.problems.append(f"{where('turns')}: {stored} rows, and hands.parquet counts {played} turns")
-        result.checked.append("turns")
-    if replay:
+    sample_seed = secrets.randbits(32) if sample_seed is None else sample_seed
+    tally = _check_tables(folder, experiment, result, batch_rows=batch_rows, sample=(replay, sample_seed))
+    if replay and not tally.disorder:
         if manifest.get("streams", 1) != STREAMS:
             result.unchecked.append(f"replayed hands (made under random streams v{manifest.get('streams', 1)})")
         else:
-            _replay(folder, experiment, hands, replay, result)
+            replay_sample(folder, experiment, tally.sample, result, engine=engine, sample_seed=sample_seed)
     return result
+
+
+def replay_sample(folder: Path, experiment: Experiment, sample: pd.DataFrame, result: Verification, *, engine: str,
+                  sample_seed: int) -> None:  # fmt: skip
+    """Replay the sampled hands on `engine` and compare them with the stored rows; name each that differs."""
+    picks = sample.sort_values(["condition", "game", "hand"])
+    replayed = 0
+    for (name, game), hands in picks.groupby(["condition", "game"], sort=False):
+        condition = experiment.condition(str(name))
+        for hand, mismatch in _replayed(folder, experiment, condition, int(game), list(hands.hand), engine, result):
+            replayed += 1
+            if mismatch:
+                result.problems.append(
+                    f"{folder / 'hands.parquet'}: condition {name}, game {game}, hand {hand} does not replay from "
+                    f"the seed to the stored rows ({engine} engine): {mismatch}"
+                )
+    noun = f"{replayed} replayed hand{'s' if replayed != 1 else ''}"
+    result.checked.append(f"{noun} ({engine} engine, sample seed {sample_seed})")
+
+
+def _replayed(folder: Path, experiment: Experiment, condition: Any, game: int, hands: list[int], engine: str,
+              result: Verification) -> list[tuple[int, str | None]]:  # fmt: skip
+    """Return each hand of a game replayed on `engine` with its first difference from the stored rows (or None)."""
+    if engine == "python":
+        return [(h, _replay_python(folder, condition.name, game, h)) for h in hands]
+    twinless = [s for s in condition.players if not (is_builtin(check_strategy(s)[0]) and check_strategy(s)[0].name
+                                                     in compiled.TWINS)]  # fmt: skip
+    try:
+        if twinless:
+            raise RuntimeError(f"{twinless[0]['strategy']} has no compiled twin")
+        tables, _ = compiled.load().play_chunk_tables(condition.name, condition.rules, condition.players,
+                                                      seed=experiment.seed, start=game, stop=game + 1)  # fmt: skip
+    except RuntimeError as error:
+        result.unchecked.append(f"hands of condition {condition.name} on the compiled engine ({error}; "
+                                "replay them with --engine python)")  # fmt: skip
+        return []
+    played = tables["hands"].to_pandas()
+    stored = pd.read_parquet(folder / "hands.parquet", filters=[("condition", "==", condition.name),
+                                                                 ("game", "==", game)])  # fmt: skip
+    return [(h, _difference(played[played.hand == h], stored[stored.hand == h])) for h in hands]
+
+
+def _replay_python(folder: Path, condition: str, game: int, hand: int) -> str | None:
+    """Return the first difference of a hand replayed on the reference engine from its stored rows, or None."""
+    try:
+        replayed = replay_hand(folder, condition=condition, game=game, hand=hand)
+    except RummysimError as error:  # the seed's game has no such hand, or a bot fails in it
+        return str(error)
+    return replayed.mismatches[0] if replayed.mismatches else None
+
+
+def _difference(played: pd.DataFrame, stored: pd.DataFrame) -> str | None:
+    """Return the first difference of a hand's replayed rows from its stored ones, or None."""
+    if len(played) != len(stored):
+        return f"rows: replayed {len(played)}, stored {len(stored)}"
+    played, stored = played.sort_values("seat"), stored.sort_values("seat")
+    for column in SCHEMAS["hands"].names:
+        a, b = played[column].tolist(), stored[column].tolist()
+        for seat, x, y in zip(played.seat, a, b, strict=True):
+            if x != y and not (pd.isna(x) and pd.isna(y)):
+                return f"seat {seat} {column}: replayed {x!r}, stored {y!r}"
+    return None

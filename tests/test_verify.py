@@ -18,6 +18,7 @@ import rummysim.chunks as chunks
 from rummysim.cli import main
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
+from rummysim.manifest import seal
 from rummysim.results import SCHEMAS
 from rummysim.runner import run_experiment
 from rummysim.verify import verify_results
@@ -58,13 +59,13 @@ def rewrite(folder: Path, kind: str, frame: pd.DataFrame, *, reseal: bool) -> No
     if reseal:
         manifest = json.loads((folder / "manifest.json").read_text())
         manifest["tables"][kind].update(sha256=hashlib.sha256(path.read_bytes()).hexdigest(), rows=len(frame))
-        (folder / "manifest.json").write_text(json.dumps(manifest))
+        (folder / "manifest.json").write_text(json.dumps(seal(manifest)))  # its own checksum too
 
 
 def test_a_fresh_run_verifies_with_its_replayed_hands(fresh):
     result = verify(fresh, "--replay", "4")
     assert result.exit_code == 0, result.output
-    assert result.output == f"{fresh}: verified: {CHECKED}, 4 replayed hands\n"
+    assert result.output.startswith(f"{fresh}: verified: {CHECKED}, 4 replayed hands (python engine, sample seed ")
 
 
 @pytest.mark.parametrize("name", ["acehigh", "bots", "discard_to_go_out", "going_rummy", "players"])
@@ -166,7 +167,8 @@ def test_a_row_the_rules_allow_but_the_seed_did_not_deal_is_caught_by_replay(cop
     n_hands = len(hands.drop_duplicates(["condition", "game", "hand"]))
     checked = verify_results(copy, replay=n_hands)
     assert checked.problems == [
-        f"{copy / 'hands.parquet'}: condition basic, game 0, hand 0 does not replay from the seed to the stored rows: "
+        f"{copy / 'hands.parquet'}: condition basic, game 0, hand 0 does not replay from the seed to the stored rows "
+        "(python engine): "
         f"seat 0 turns: replayed {hands.loc[first, 'turns'].iloc[0] - 1}, stored {hands.loc[first, 'turns'].iloc[0]}"
     ]
 
@@ -197,15 +199,15 @@ def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
 
 def test_a_manifest_from_before_checksums_verifies_the_rest_and_says_what_it_could_not_check(copy):
     manifest = json.loads((copy / "manifest.json").read_text())
-    del manifest["tables"]
+    del manifest["tables"], manifest["manifest_sha256"]  # as written before either was recorded
     manifest["rummysim_version"] = "0.1.0"
     (copy / "manifest.json").write_text(json.dumps(manifest))
     result = verify(copy)
     assert result.exit_code == 0, result.output
     assert result.output == (
         f"{copy}: verified what is there: manifest, schemas, rows (every game x seat, every hand x seat), "
-        "points (R8), scores (R11); could not check: checksums of hands, games (the manifest, written by "
-        "rummysim 0.1.0, records none)\n"
+        "points (R8), scores (R11); could not check: the manifest's own checksum (written by rummysim 0.1.0, "
+        "before it sealed them); checksums of hands, games (the manifest, written by rummysim 0.1.0, records none)\n"
     )
 
 
@@ -278,7 +280,7 @@ def test_r12_3_a_run_of_block_rummy_verifies_its_blocked_hands_and_a_blocked_tie
     assert (blocked.multiplier == 1).all() and not blocked.went_rummy.any()
     result = verify(blocky, "--replay", "4")
     assert result.exit_code == 0, result.output
-    assert result.output == f"{blocky}: verified: {CHECKED}, 4 replayed hands\n"
+    assert result.output.startswith(f"{blocky}: verified: {CHECKED}, 4 replayed hands (python engine, sample seed ")
 
 
 def test_r12_3_a_blocked_hand_s_points_changed_are_caught_naming_r12_3(blocky, tmp_path):

@@ -8,7 +8,6 @@ answer), ``report.html`` (the same, with the charts embedded, so it opens offlin
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -182,10 +181,16 @@ def build_report(
 
     `analysis` (or `results.analysis`, a sized run's last) is used if given, else the
     tables are analysed (`results`, if given, is the folder's already loaded and checked).
+    Loaded here, the manifest is checked first (`Results.check_manifest`): a report is never
+    written from an edited one.
     """
     folder = Path(folder)
+    if results is None and (analysis is None or (folder / MANIFEST).exists()):
+        results = load_results(folder)
+        results.check_tables("hands", "games")
+        results.check_manifest()
     if analysis is None:
-        results = results or load_results(folder)
+        assert results is not None
         analysis = results.analysis or analyze(results, progress=progress)
     if progress is not None:
         progress.phase("drawing the charts")
@@ -209,8 +214,7 @@ def build_report(
     for name, table in tables.items():
         paths[name] = folder / f"summary_{name}.csv"
         write_text_atomic(table.to_csv(index=False), paths[name])
-    manifest = folder / MANIFEST
-    sizing = json.loads(manifest.read_text()).get("precision") if manifest.exists() else None
+    sizing = results.manifest.get("precision") if results is not None else None
     text = render_markdown(analysis, figures, folder, sizing=sizing, rated=rated)
     md = folder / "report.md"
     write_text_atomic(text, md)
