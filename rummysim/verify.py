@@ -2,20 +2,17 @@
 
 `verify_results` checks, in order, what the folder has:
 
-- the manifest loads and names an experiment this rummysim can read;
-- each table (and, in a stopped run, each chunk) matches the SHA-256 recorded for it;
-- each table has the schema of `rummysim.results.SCHEMAS` and the rows the experiment
-  implies: every game of every condition with a row per seat, every hand of every game
-  with a row per seat, each seat playing the strategy its rotation gives (R3.4);
-- every hand's points recompute from the holdings left (R8): each holding's points from
-  its cards (R8.2), the winner's credit from the others' holdings times the multiplier
-  (R8.1, R8.3), nobody else scoring; a hand ended by a block (``went_out_by: block``, only
-  with ``stock_out: block``) is won by the one lowest holding, for the sum over the others
-  of their points less the winner's, never rummy, and a tie for the lowest is stalled (R12.3);
-- the scores add up (R11): each hand's running score, and each game's score, hands won,
-  stalled hands, end (R11.1) and winner from its hands;
-- optionally, N hands chosen at random (from the experiment's seed, so the same N are
-  chosen every time) replay from the seed to the stored rows (`rummysim.replay`).
+- the manifest loads (`rummysim.manifest`: one problem if it is damaged) and agrees with
+  itself: its own checksum, its fingerprint and seed recomputed from its experiment, its
+  rows against the tables' footers and the experiment's games;
+- each table (and, in a stopped run, each chunk) matches the SHA-256 recorded for it, and
+  no table the manifest records is missing;
+- each table has the schema of `rummysim.results.SCHEMAS`; then, game by game, reading the
+  tables in row batches (`rummysim.verify_rows`, so memory does not grow with the run):
+  the rows the experiment implies and each seat's rotation (R3.4), every hand's points
+  from the holdings left (R8, R12.3) and the scores (R11);
+- optionally, N hands drawn across the run from a sample seed replay from the
+  experiment's seed to the stored rows, on the reference or the compiled engine.
 
 What a folder lacks (committed results keep only the manifest and the report) is listed
 as not checked, never as a problem; anything checked and wrong is a problem, named with
