@@ -213,11 +213,12 @@ def validate(experiment_file: str, pilot_games: int) -> None:
       rummysim validate experiments/acehigh.yaml
     """
     from rummysim.engine_choice import choose_engine
-    from rummysim.errors import whole_number
     from rummysim.experiment import load_experiment
+    from rummysim.limits import MAX_GAMES, whole_number_within
     from rummysim.strategies import check_strategy
     from rummysim.strategies.registry import is_builtin
 
+    whole_number_within(pilot_games, name="--pilot", low=0, high=MAX_GAMES)  # checked even where no pilot plays
     experiment = load_experiment(experiment_file)
     choices = [choose_engine(experiment, c, load=False) for c in experiment.conditions]  # says which, without compiling
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
@@ -232,7 +233,7 @@ def validate(experiment_file: str, pilot_games: int) -> None:
         click.echo(
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"
         )
-    if experiment.precision and whole_number(pilot_games, name="--pilot", low=0):
+    if experiment.precision and pilot_games:
         import rummysim.compiled as compiled
         from rummysim.pilot import pilot
 

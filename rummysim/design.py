@@ -18,6 +18,7 @@ from typing import Any
 
 from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.excerpt import excerpt, key_text
+from rummysim.limits import MAX_GAMES, whole_number_within
 from rummysim.margins import MARGIN_RANGE as MARGIN_RANGE  # defined there, importable from here as before
 from rummysim.margins import MARGINS as MARGINS
 from rummysim.margins import check_margin, check_precision, margin_text
@@ -255,7 +256,7 @@ class Experiment:
             conditions = changes.get("conditions", self.conditions)
             changes["conditions"] = tuple(dataclasses.replace(c, isolate=None) for c in conditions)
         if games is not None:
-            changes["games"] = whole_number(games, name="command line: --games", low=1)
+            changes["games"] = whole_number_within(games, name="command line: --games", low=1, high=MAX_GAMES)
             conditions = changes.get("conditions", self.conditions)
             changes["conditions"] = tuple(dataclasses.replace(c, games=None) for c in conditions)
             changes["precision"], changes["max_games"] = {}, None

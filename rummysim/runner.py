@@ -60,6 +60,7 @@ from rummysim.resume import (
 from rummysim.resume import FORCE as FORCE  # defined there, importable from here as before
 from rummysim.resume import LOCK as LOCK
 from rummysim.resume import STATE as STATE
+from rummysim.run_options import check_run_options
 from rummysim.secret_seed import commitment_fields
 from rummysim.seeding import STREAMS, Secret
 from rummysim.specs import check_names
@@ -102,8 +103,7 @@ def run_experiment(
     if chunk_games is None:
         chunk_games = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend)
     whole_number(chunk_games, name="--chunk-games", low=1)
-    if n_jobs == 0:
-        raise ConfigError("--jobs: 0 workers; give a number of workers, or -1 for every core")
+    check_run_options(experiment, n_jobs=n_jobs, backend=backend, trace=trace)  # before anything is written
     check_names((p for c in experiment.conditions for p in c.players), where=f"{experiment.source}: players")
     folder = Path(out) / experiment.name
     with writing(folder, "preparing the results folder", then=AGAIN):

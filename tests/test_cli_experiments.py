@@ -218,7 +218,7 @@ def test_directory_as_file_is_a_one_line_error(runner, tmp_path, command):
         (["--games", "0"], "command line: --games: 0 is below the smallest valid value, 1"),
         (["--seed", "-1"], "command line: --seed: -1 is below the smallest valid value, 0"),
         (["--chunk-games", "0"], "--chunk-games: 0 is below the smallest valid value, 1"),
-        (["--jobs", "0"], "--jobs: 0 workers; give a number of workers, or -1 for every core"),
+        (["--jobs", "0"], "--jobs: 0 workers; give a number of workers from 1 to 1024, or -1 for every core"),
     ],
 )
 def test_run_bad_option_is_a_one_line_error_and_writes_nothing(runner, tmp_path, extra, message):
