@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import signal
+import tempfile
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import pyarrow as pa
 
 import rummysim.compiled as compiled
+from rummysim.bot_errors import built_error, is_bots, prints_to_stderr
 from rummysim.design import Condition, Experiment, rotated
-from rummysim.errors import ConfigError
+from rummysim.engine import speaker
+from rummysim.errors import ConfigError, WorkerError
 from rummysim.game import play_game
 from rummysim.ledger import chunk_name, chunk_span
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 from rummysim.results import to_arrow
 from rummysim.strategies.sealed import SealedPool
+from rummysim.timing import bots_interrupts_only, last_words, record_interrupts
 
 DEFAULT_CHUNK_GAMES = 100
 
@@ -121,35 +129,140 @@ def default_chunk_games(experiment: Experiment, *, n_jobs: int, backend: str) ->
 
 
 def execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str | None) -> Iterator[Any]:
-    """Yield chunk results as they finish, on joblib/loky or a Dask cluster."""
+    """Yield chunk results as they finish, on joblib/loky or a Dask cluster.
+
+    Wherever a chunk plays, what a bot prints goes to stderr marked with its seat, a bot's
+    KeyboardInterrupt is not taken for Ctrl-C, and a worker that a bot ends is named in one line.
+    """
+    record_interrupts()
     if backend == "dask":
-        try:
-            from distributed import Client, as_completed
-        except ImportError:
-            raise ConfigError("--backend dask needs the dask extra: pip install 'rummysim[dask]'") from None
-        try:
-            client = Client(scheduler) if scheduler else Client(processes=False)
-        except (OSError, TimeoutError) as error:
-            raise ConfigError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({error})") from None
-        with client:
-            futures = [client.submit(play_chunk, chunk, pure=False) for chunk in chunks]
-            for future in as_completed(futures):
-                yield future.result()
+        yield from _on_dask(chunks, scheduler)
         return
     if backend not in ("loky", "sequential"):
         raise ConfigError(f"--backend: {backend!r} is not one of loky, sequential, dask")
     if backend == "sequential" or n_jobs == 1 or len(chunks) <= 1:
-        yield from map(play_chunk, chunks)
+        yield from map(played, chunks)
         return
+    yield from _on_loky(chunks, n_jobs)
+
+
+def _on_dask(chunks: list[Chunk], scheduler: str | None) -> Iterator[Any]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ConfigError("--backend dask needs the dask extra: pip install 'rummysim[dask]'") from None
+    try:
+        client = Client(scheduler) if scheduler else Client(processes=False)
+    except (OSError, TimeoutError) as error:
+        raise ConfigError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({error})") from None
+    with client:
+        futures = [client.submit(played, chunk, pure=False) for chunk in chunks]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def _on_loky(chunks: list[Chunk], n_jobs: int) -> Iterator[Any]:
     from joblib import Parallel, delayed, parallel_config
+    from joblib.externals.loky.process_executor import BrokenProcessPool
 
-    # Ctrl-C signals the whole process group: the run stops its workers and says so in one line, so a
-    # worker must not die of it on its own (multiprocessing would print "Process LokyProcess-1:" and a traceback).
-    with parallel_config(backend="loky", initializer=ignore_interrupts):
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        yield from parallel(delayed(play_chunk)(chunk) for chunk in chunks)
+    notes = tempfile.mkdtemp(prefix="rummysim-workers-")  # what each worker plays, to name one that dies
+    try:
+        # Ctrl-C signals the whole process group: the run stops its workers and says so in one line, so a
+        # worker must not die of it on its own (multiprocessing would print "Process LokyProcess-1:" and a
+        # traceback). A worker also ends itself when the run is gone (`start_worker`).
+        with parallel_config(backend="loky", initializer=start_worker, initargs=(notes, os.getpid())):
+            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            yield from parallel(delayed(played)(chunk) for chunk in chunks)
+    except BrokenProcessPool as error:
+        raise worker_died(notes, str(error)) from None
+    finally:
+        shutil.rmtree(notes, ignore_errors=True)
 
 
-def ignore_interrupts() -> None:
-    """Ignore SIGINT in a worker process (loky's initializer): the run that started it handles Ctrl-C."""
+def played(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
+    """Play a chunk (`play_chunk`), noting which (in a worker), the bots' prints sent to stderr, marked."""
+    note = _WORKER["notes"] and os.path.join(_WORKER["notes"], str(os.getpid()))
+    if note:
+        with open(note, "w") as file:
+            file.write(f"playing condition {chunk.condition.name}, games {chunk.start}-{chunk.stop - 1}\n")
+    try:
+        with prints_to_stderr(speaker):
+            return play_chunk(chunk)
+    except BaseException as exc:
+        built = built_error(exc) if is_bots(exc) else None
+        if built is None:
+            raise
+        raise built from exc
+    finally:
+        if note:
+            with open(note, "w"):
+                pass
+
+
+_WORKER: dict[str, Any] = {"notes": None}
+"""A worker's folder of notes (`start_worker`)."""
+
+
+def start_worker(notes: str | None = None, parent: int | None = None) -> None:
+    """Set up a worker process (loky's initializer): leave Ctrl-C to the run, and end with the run.
+
+    SIGINT is ignored (the run that started the worker handles Ctrl-C), so any KeyboardInterrupt
+    here is a bot's; stdout is stderr, so nothing a bot writes reaches the run's stdout; a thread
+    ends the worker once its run is gone (killed, even), and its sealed bots' processes with it;
+    and should the watchdog end the worker (`rummysim.timing`), it leaves its line in its note.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    bots_interrupts_only()
+    with contextlib.suppress(OSError):
+        os.dup2(2, 1)
+    _WORKER["notes"] = notes
+    if notes is not None:
+        note = os.path.join(notes, str(os.getpid()))
+        last_words(lambda line: _append(note, f"ended: {line}\n"))
+    if parent is not None:
+        threading.Thread(target=_watch_parent, args=(parent,), name="rummysim-run-watch", daemon=True).start()
+
+
+ignore_interrupts = start_worker  # its name before it did more than ignore SIGINT
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)  # the run is gone: nobody will read this worker's chunks
+
+
+def _append(path: str, text: str) -> bool:
+    try:
+        with open(path, "a") as file:
+            file.write(text)
+    except OSError:
+        return False
+    return True
+
+
+def worker_died(notes: str, error: str) -> WorkerError:
+    """Return the one-line error of a run whose worker died: the watchdog's line, or what played and how it ended."""
+    playing: list[str] = []
+    for name in sorted(os.listdir(notes)) if os.path.isdir(notes) else []:
+        try:
+            with open(os.path.join(notes, name)) as file:
+                lines = file.read().splitlines()
+        except OSError:
+            continue
+        if lines and lines[0].startswith("playing "):
+            chunk = lines[0].removeprefix("playing ")
+            playing.append(chunk)
+            for line in lines[1:]:
+                if line.startswith("ended: "):  # the watchdog's line: the seat, the bot and the hand
+                    return WorkerError(f"{chunk.split(', games')[0]}, {line.removeprefix('ended: ')}")
+    codes = re.search(r"exit codes of the workers are \{(.*)\}", error)
+    how = re.sub(r"EXIT\((-?\d+)\)", r"exit code \1", codes.group(1)) if codes else "no exit code known"
+    how = re.sub(r"(SIG\w+)\(-\d+\)", r"killed by \1", how)
+    where = ("while playing " + (playing[0] if len(playing) == 1 else "one of: " + "; ".join(playing[:4]))
+             if playing else "between chunks")  # fmt: skip
+    return WorkerError(
+        f"a worker process ended unexpectedly ({how}) {where}: a bot in process can end its worker (os._exit, a "
+        "crash in C code, memory), which isolate: true would name; the finished chunks are kept, and the same "
+        "command resumes"
+    )

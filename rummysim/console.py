@@ -20,6 +20,7 @@ from click.core import ParameterSource
 from rummysim.errors import RummysimError, disk_error
 from rummysim.noise import muffled
 from rummysim.progress import AnalysisBar, hand_rows, shown
+from rummysim.timing import record_interrupts
 
 F = TypeVar("F", bound=Callable[..., Any])
 STOPPED = 130
@@ -31,13 +32,21 @@ def one_line_errors(command: F) -> F:
 
     A bot's exception keeps its traceback (`rummysim.errors.BotError.detail`): printed above
     the line when the command's ``--debug`` is on, and offered by the line when it is off.
+    A plug-in file that does not compile is named in one line too, and each real Ctrl-C is
+    noted so that a bot's own KeyboardInterrupt is not taken for one (`rummysim.timing`).
     """
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        record_interrupts()
         try:
             with muffled():
                 return command(*args, **kwargs)
+        except SyntaxError as error:
+            if not error.filename or Path(error.filename).resolve().is_relative_to(Path(__file__).parent):
+                raise  # rummysim's own: a bug
+            where = f"{error.filename}, line {error.lineno}" if error.lineno else error.filename
+            raise click.ClickException(f"{where}: {error.msg}: a plug-in that does not compile") from None
         except RummysimError as error:
             message, detail = str(error), getattr(error, "detail", None)
             if detail and kwargs.get("debug"):

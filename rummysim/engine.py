@@ -8,16 +8,19 @@ reads it to score the hand).
 
 What a bot is handed cannot change the game: each seat's views carry that seat's own
 copy of the rules (the engine plays from another, which no bot is given), every other
-part of a view is an int, a tuple or a frozen record, and every answer is made plain
-values (`rummysim.moves.plain_plays`) before it is checked.
+part of a view is an int, a tuple or a frozen record, and every answer is read into plain
+values (`rummysim.bot_errors.read_plays`), within the bot's time limit, before it is checked.
+A bot's exception, even SystemExit or its own KeyboardInterrupt, fails its hand
+(`rummysim.bot_errors.is_bots`): only the user's Ctrl-C passes through.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from rummysim.bot_errors import BotErrors
+from rummysim.bot_errors import BotErrors, Plays, Refused, is_bots, read_discard, read_draw, read_plays
 from rummysim.core import blocked, keeps_taken, left_of, may_rebuild, out_of_turns, went_rummy
 from rummysim.dealing import Deal, deal
 from rummysim.ending import HandResult as HandResult  # defined there, importable from here as before
@@ -35,7 +38,6 @@ from rummysim.moves import (
     WentOutBy,
     check_discard,
     check_draw,
-    plain_plays,
     shown,
 )
 from rummysim.records import TurnRecord
@@ -88,15 +90,19 @@ class _Hand:
         # a tuple, shared by the views, made anew in the rare turn that changes it
         self.has_melded = tuple(any(m.melded_by == seat for m in start.table) for seat in range(self.n))
         self.history: list[Event] = []
+        self.errors = BotErrors(names, rules, seed, game, hand, time_limit)
         # each decision's bound methods by seat, looked up once per hand rather than once per question;
-        # with a time limit, each is timed (`rummysim.timing.limited`)
+        # with a time limit, each is timed with the reading of its answer (`_timed`)
         self.draws: list[Callable[[PlayerView], Any]] = [s.draw for s in strategies]
         self.plays: list[Callable[[PlayerView], Any]] = [s.play for s in strategies]
         self.discards: list[Callable[[PlayerView], Any]] = [s.discard for s in strategies]
+        self.observers: list[tuple[int, Callable[[Any], Any]]] = [
+            (seat, s.observe) for seat, s in enumerate(strategies) if observes(s)
+        ]
+        self.reads = time_limit is None
+        """Whether the engine reads the answers (`rummysim.bot_errors.read_plays`): a timed decision reads its own."""
         if time_limit is not None:
-            for decisions in (self.draws, self.plays, self.discards):
-                decisions[:] = [limited(decide, time_limit) for decide in decisions]
-        self.observers = [(seat, s.observe) for seat, s in enumerate(strategies) if observes(s)]
+            self.time(time_limit)
         self.watched = bool(self.observers) or audit  # whether an event needs more than logging
         self.turn = 0
         self.n_rebuilds = 0
@@ -107,7 +113,14 @@ class _Hand:
         self.seen_at = 0
         self.trace: list[TurnRecord] | None = [] if trace else None
         self.audit = audit
-        self.errors = BotErrors(names, rules, seed, game, hand, time_limit)
+
+    def time(self, limit: float) -> None:
+        """Time every decision and observation, with the reading of its answer (`_timed`)."""
+        for decision, decisions, read in _READERS:
+            asked = getattr(self, decisions)
+            asked[:] = [_timed(decide, read, limit, self.errors, seat, decision) for seat, decide in enumerate(asked)]
+        self.observers = [(seat, _timed(observe, _as_is, limit, self.errors, seat, "observe"))
+                          for seat, observe in self.observers]  # fmt: skip
 
     # -- views and events --------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
@@ -149,7 +162,9 @@ class _Hand:
         for seat, observe in self.observers:
             try:
                 observe(event)
-            except Exception as exc:
+            except BaseException as exc:
+                if not is_bots(exc):
+                    raise
                 raise self.errors.crash(seat, "observe", exc) from exc
 
     # -- the turns ----------------------------------------------------------------------
@@ -191,7 +206,11 @@ class _Hand:
         """Ask the seat which pile to draw from, check it and draw (R4.1, R4.6, R4.8, R10)."""
         try:
             answer: Any = self.draws[seat](self.view(seat))
-        except Exception as exc:
+            if self.reads and answer is not _STOCK and answer is not _DISCARD:
+                answer = read_draw(answer)
+        except BaseException as exc:
+            if not is_bots(exc):
+                raise
             raise self.errors.crash(seat, "draw", exc) from exc
         if answer is _STOCK or (answer is _DISCARD and self.discard_pile):
             pile = answer  # the common, legal answers, checked inline
@@ -227,10 +246,16 @@ class _Hand:
         self.seen_at = len(self.history)
         try:
             answer: Any = self.plays[seat](seen)
-        except Exception as exc:
+            if self.reads and answer is not None and not (type(answer) in (list, tuple) and not answer):
+                answer = read_plays(answer)
+        except BaseException as exc:
+            if not is_bots(exc):
+                raise
             raise self.errors.crash(seat, "play", exc) from exc
+        if type(answer) is Refused:
+            raise self.errors.illegal(seat, answer.move, answer.rejected)
         went_out_by = None
-        if answer is not None and not (type(answer) in (list, tuple) and not answer):
+        if answer:
             went_out_by = self.apply(seat, answer)
         if self.taken is not None and keeps_taken(self.holdings[seat], self.taken, must_use):
             raise self.errors.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
@@ -241,7 +266,11 @@ class _Hand:
         seen = self.seen if self.seen is not None and len(self.history) == self.seen_at else self.view(seat)
         try:  # the play's view again, unless the seat played
             answer: Any = self.discards[seat](seen)
-        except Exception as exc:
+            if self.reads and type(answer) is not int:
+                answer = read_discard(answer)
+        except BaseException as exc:
+            if not is_bots(exc):
+                raise
             raise self.errors.crash(seat, "discard", exc) from exc
         holding = self.holdings[seat]
         if type(answer) is int and 0 <= answer < 52 and holding >> answer & 1 and answer != self.taken:
@@ -271,14 +300,9 @@ class _Hand:
         self.n_rebuilds += 1
         self.emit(StockRebuilt(len(cards)))
 
-    def apply(self, seat: int, answer: object) -> WentOutBy | None:
-        """Check and make a seat's plays (R4.2, R4.4, R4.7, R5, R6, R7.2); return how it went out, if it did."""
-        try:
-            plays = plain_plays(answer)
-        except Rejected as rejected:
-            raise self.errors.illegal(seat, f"play {shown(answer)}", rejected) from None
-        if not plays:
-            return None
+    def apply(self, seat: int, plays: Plays) -> WentOutBy | None:
+        """Check and make a seat's plays, read already (R4.2, R4.4, R4.7, R5, R6, R7.2); return how it went out,
+        if it did."""
         try:
             holding, table, events = apply_plays(
                 plays, seat=seat, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
@@ -356,6 +380,40 @@ def play_hand(
             error.so_far = so_far(state)
         raise
     return finish(state, winner=winner, went_out_by=went_out_by, went_rummy=went_rummy)
+
+
+def _timed(decide: Callable[[Any], Any], read: Callable[[Any], Any], limit: float, errors: BotErrors,
+           seat: int, decision: str) -> Callable[[Any], Any]:  # fmt: skip
+    """Return a seat's decision that answers within `limit` seconds, its answer read (`rummysim.timing.limited`)."""
+
+    def decide_and_read(view: Any) -> Any:
+        return read(decide(view))
+
+    return limited(decide_and_read, limit, hung=lambda: errors.hung(seat, decision))
+
+
+def _as_is(answer: Any) -> Any:
+    return answer
+
+
+_READERS = (("draw", "draws", read_draw), ("play", "plays", read_plays), ("discard", "discards", read_discard))
+"""Each decision, the attribute of `_Hand` that holds it by seat, and how its answer is read."""
+
+
+def speaker() -> str | None:
+    """Return the seat and bot whose decision runs on this thread, as its prints are marked; None if none does."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code in _ASKING:
+            hand, seat = frame.f_locals.get("self"), frame.f_locals.get("seat")
+            if isinstance(hand, _Hand) and type(seat) is int:
+                return f"seat {seat} ({hand.names[seat]})"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+_ASKING = {_Hand.draw.__code__, _Hand.play.__code__, _Hand.discard.__code__, _Hand.watch.__code__}
+"""Where the engine asks a bot: a frame of one of these is the bot's caller."""
 
 
 def _lineup(

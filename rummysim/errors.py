@@ -157,3 +157,44 @@ def whole_number(value: Any, *, name: str, low: int, rule: str = "", optional: b
     if value < low:
         raise ConfigError(f"{name}: {excerpt(value)} is below the smallest valid value, {low}{cite}")
     return value
+
+
+class WorkerError(RummysimError):
+    """A worker process of a run ended before its chunk did: a bot ended it (``os._exit``), or Python crashed."""
+
+
+def quoted(text: object, *, width: int = 160) -> str:
+    """Return what a bot said as one quoted line: repr-like, every newline and control escaped, cut to `width`.
+
+    Text from a bot (its exception's message, a sealed bot's error, the repr of its answer)
+    reaches an error message only so: it stays on its one line, in quotes, and cannot pass
+    for the engine's own words.
+
+    >>> print(quoted("x\\nseat 1 (greedy) cheated (R4.5)"))
+    'x\\nseat 1 (greedy) cheated (R4.5)'
+    >>> print(quoted("a" * 30, width=8))
+    'aaaaaaaa'...
+    """
+    if type(text) is not str:
+        text = said(text)
+    cut = len(text) > width
+    return repr(text[:width]) + ("..." if cut else "")
+
+
+def said(value: object) -> str:
+    """Return ``str(value)`` of a bot's object (its exception, its answer), or a note if that raises."""
+    try:
+        text = str(value)
+    except BaseException:  # a bot's __str__ may raise anything, even SystemExit
+        return f"<a {type(value).__name__!r} whose text cannot be read>"
+    return str.__str__(text) if isinstance(text, str) else "<not text>"
+
+
+def named(kind: object) -> str:
+    """Return the name of a bot's exception type: as it is if a plain identifier, else quoted.
+
+    >>> named("ValueError"), named("Bad\\nName")
+    ('ValueError', "'Bad\\\\nName'")
+    """
+    text = kind if type(kind) is str else said(kind)
+    return text if text.isidentifier() and len(text) <= 60 else quoted(text, width=60)

@@ -122,7 +122,7 @@ def test_a_bot_that_raises_offers_its_traceback_and_debug_prints_it_in_the_run_a
     args = ["run", str(path), "--out", str(out), "--jobs", "2", "--quiet"]  # from a worker process, whole
     result = CliRunner().invoke(main, args)
     expected = first_failure(path, "basic")
-    assert expected.what == f"seat {expected.seat} (plugbots.py:Crashy) raised KeyError in discard: 'missing'"
+    assert expected.what == f"seat {expected.seat} (plugbots.py:Crashy) raised KeyError in discard: \"'missing'\""
     assert result.exit_code == 1
     assert result.output.startswith("Error: condition ")  # either condition: the bot fails in both, in a worker
     assert result.output.endswith(" (--debug shows the bot's traceback)\n")

@@ -174,7 +174,7 @@ def test_isolated_runs_match_unisolated_runs_row_for_row(bots, tmp_path):
 def test_a_sealed_process_holds_no_hidden_state(bots):
     snoop = spec(bots, "Snoop")
     # in process, the engine's state is there to find (and any Experiment an earlier test left alive)
-    found = r"raised RuntimeError in draw: found \['Deal', (?:'Experiment', )?'_Hand'\]"
+    found = r"raised RuntimeError in draw: \"found \['Deal', (?:'Experiment', )?'_Hand'\]\""
     with pytest.raises(StrategyError, match=found):
         play_game([snoop, "greedy"], seed=2)
     sealed = play_game([snoop, "greedy"], seed=2, isolate=True)
@@ -191,7 +191,7 @@ def test_a_sealed_bot_that_raises_names_seat_strategy_move_and_seed(bots):
     with pytest.raises(StrategyError) as error:
         play_game([spec(bots, "Crasher"), "greedy"], seed=4, isolate=True)
     message = str(error.value)
-    assert message.startswith("seat 0 (plugbots.py:Crasher) raised ValueError in discard: boom; ")
+    assert message.startswith("seat 0 (plugbots.py:Crasher) raised ValueError in discard: 'boom'; ")
     assert "reproduce with seed=4 game=0 hand=0" in message
     assert "\n" not in message
 
@@ -242,7 +242,7 @@ def test_a_crash_in_a_sealed_run_keeps_its_chunks_and_resumes_to_the_same_tables
     assert first.output.startswith(
         f"Error: condition default, seat 0 (plugbots.py:LateCrasher(folder={folder})) raised RuntimeError in draw: "
     )
-    assert f"late; replay the hand: rummysim replay {out}/late --condition default --game 4 --hand 0" in first.output
+    assert f"'late'; replay the hand: rummysim replay {out}/late --condition default --game 4 --hand 0" in first.output
     assert first.output.count("\n") == 1
     assert len(list((out / "late" / "chunks").iterdir())) == 2  # games 0-3 kept
     (folder / "flag").unlink()

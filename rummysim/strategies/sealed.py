@@ -8,12 +8,12 @@ the engine's state, so not even introspection finds them there. Here: the pool o
 processes (`SealedPool`), the stand-in bot the engine plays (`Sealed`) and the channel.
 
 The channel, over the process's stdin and a private copy of its stdout (a bot's prints
-go to stderr), is a stream of frames, each a 4-byte big-endian length and a body:
+go to stderr, each line marked with its seat), is a stream of frames, each a 4-byte big-endian length and a body:
 
 =================  ======================================  ===============================
 direction          body                                    what
 =================  ======================================  ===============================
-engine -> bot      pickle of ``("start", spec, key)``      build a new bot (each game)
+engine -> bot      pickle of ``("start", spec, key, seat)``  build a new bot (each game)
 engine -> bot      pickle of ``(decision, view)``          ``draw``, ``play``, ``discard``
 engine -> bot      pickle of ``("observe", event)``        a public event; no answer
 bot -> engine      JSON ``{"answer": ...}``                the decision, as plain values
@@ -24,7 +24,9 @@ bot -> engine      JSON ``{"error": "Type: message",       the bot raised, and i
 The engine never unpickles what a bot sends: answers are JSON of strings, ints and
 lists, rebuilt into moves and checked like any other answer. A bot that crashes, hangs
 past its time limit (`DEFAULT_TIME_LIMIT` unless the experiment sets one) or answers
-garbage fails the hand with the usual `StrategyError` or `IllegalMoveError`.
+garbage fails the hand with the usual `StrategyError` or `IllegalMoveError`; what it
+says in an error (its exception's text, the repr of an answer) is quoted there, on one line.
+A bot's process ends with the process that started it (`rummysim.strategies.sealed_host.main`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ from typing import IO, Any
 
 import numpy as np
 
+from rummysim.bot_errors import Opaque as Opaque  # an answer part that is not a plain value, as before
 from rummysim.errors import SealedError as SealedError  # raised here, and importable from here as before
+from rummysim.errors import quoted
 from rummysim.moves import Event, LayOff, Meld
 from rummysim.strategies.base import PlayerView, Strategy
 
@@ -55,16 +59,6 @@ MAX_FRAME = 1 << 20
 """The longest answer a sealed bot may send, in bytes."""
 HEADER = struct.Struct(">I")
 """The head of every frame of the channel: its body's length in bytes, 4 bytes big-endian."""
-
-
-class Opaque:
-    """An answer part that is not a plain value; shown by its text in the engine's error."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 class BotProcess:
@@ -104,7 +98,7 @@ class BotProcess:
             self.close()
             raise SealedError(f"answered something that is not a message in {decision}") from None
         if not isinstance(reply, dict):
-            raise SealedError(f"answered {json.dumps(reply)[:60]} in {decision}, not a message")
+            raise SealedError(f"answered {_text(reply)} in {decision}, not a message")
         if "error" in reply:
             kind, _, text = str(reply["error"]).partition(": ")
             trace = reply.get("traceback")
@@ -158,7 +152,7 @@ class SealedPool:
         process = self.processes.get(slot)
         if process is None or process.process.poll() is not None:
             process = self.processes[slot] = BotProcess(time_limit=self.time_limit)
-        return Sealed(process, dict(spec), key=key)
+        return Sealed(process, dict(spec), key=key, seat=slot)
 
     def close(self) -> None:
         for process in self.processes.values():
@@ -177,11 +171,11 @@ class Sealed(Strategy):
 
     name = "sealed"
 
-    def __init__(self, process: BotProcess, spec: dict[str, Any], *, key: int) -> None:
+    def __init__(self, process: BotProcess, spec: dict[str, Any], *, key: int, seat: int = 0) -> None:
         super().__init__(rng=np.random.default_rng(0))
         self.process = process
         self.spec = spec
-        process.send(("start", spec, key))
+        process.send(("start", spec, key, seat))
         reply = process.receive("start", limit=max(START_LIMIT, process.time_limit))
         self.observing = bool(isinstance(reply, dict) and reply.get("observes"))
 
@@ -231,6 +225,8 @@ def _plays(answer: Any) -> Any:
 
 
 def _text(value: Any) -> str:
+    """Return an answer part as the engine's error shows it: the repr the bot's process gave, quoted, or its JSON."""
     if isinstance(value, dict) and isinstance(value.get("repr"), str):
-        return value["repr"][:80]
-    return json.dumps(value)[:80]
+        return quoted(value["repr"], width=60)
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -4,20 +4,33 @@ Started by `rummysim.strategies.sealed.BotProcess` as ``python -c "from rummysim
 import main; main()"``, it builds the bot from the spec and key each ``start`` frame brings, then
 answers one request at a time over the channel that `rummysim.strategies.sealed` describes. It
 holds nothing but the bot, the views it is sent and the public events.
+
+Whatever the bot raises, even SystemExit or KeyboardInterrupt, is answered as its error
+(Ctrl-C is the engine's to handle: this process ignores SIGINT). What it prints goes to
+stderr, each line marked with its seat. The process ends with the one that started it:
+the kernel kills it when its parent goes (``PR_SET_PDEATHSIG``, Linux), and a thread
+that watches the parent ends it elsewhere.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
 import pickle
+import signal
 import sys
+import threading
+import time
 import traceback
 from typing import Any, BinaryIO
 
 import numpy as np
 
+from rummysim.bot_errors import BotOutput
 from rummysim.moves import LayOff, Meld, Pile, plain_int, shown
+from rummysim.specs import strategy_label
 from rummysim.strategies.base import Strategy, observes
 from rummysim.strategies.registry import make_strategy
 from rummysim.strategies.sealed import HEADER
@@ -58,6 +71,8 @@ def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
     """Answer requests until the engine closes the channel."""
     bot: Strategy | None = None
     pending: dict[str, str] | None = None  # an error raised in observe, reported with the next answer
+    speaker: list[str | None] = [None]  # who prints: the seat and bot, once built
+    sys.stdout = sys.stderr = BotOutput(lambda: speaker[0], sys.__stderr__ or sys.stderr)
 
     def reply(message: dict[str, Any]) -> None:
         body = json.dumps(message).encode()
@@ -72,6 +87,7 @@ def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
         kind, payload, *rest = pickle.loads(inbox.read(size))
         try:
             if kind == "start":
+                speaker[0] = f"seat {rest[1] if len(rest) > 1 else '?'} ({strategy_label(payload)}), sealed,"
                 bot, pending = make_strategy(payload, rng=np.random.Generator(np.random.PCG64(rest[0]))), None
                 reply({"answer": {"observes": observes(bot)}})
             elif kind == "observe":
@@ -83,17 +99,44 @@ def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
                     reply(pending)
                     continue
                 reply({"answer": encode(kind, getattr(bot, kind)(payload))})
-        except Exception as error:
-            text, trace = f"{type(error).__name__}: {error}", "".join(traceback.format_exception(error))
+        except BaseException as error:  # SystemExit and KeyboardInterrupt too: the bot's, reported as its error
+            text, trace = _described(error)
             if kind == "observe":
                 pending = {"error": f"{text} (in observe, before this decision)", "traceback": trace}
             else:
                 reply({"error": text, "traceback": trace})
 
 
+def _described(error: BaseException) -> tuple[str, str]:
+    """Return a bot's exception as ``Type: message`` and its traceback, whatever its text does."""
+    try:
+        return f"{type(error).__name__}: {error}", "".join(traceback.format_exception(error))
+    except BaseException:
+        return f"{type(error).__name__}: <its text cannot be read>", ""
+
+
+def die_with_parent() -> None:
+    """End this process when the process that started it ends (killed, even): it must not outlive its run."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        # PR_SET_PDEATHSIG = 1: the kernel sends SIGKILL as the parent (the thread that started us) ends
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # gone already, before the signal was set
+        os._exit(1)
+
+    def watch() -> None:  # elsewhere (and should a bot undo the signal): look every half second
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="rummysim-parent-watch", daemon=True).start()
+
+
 def main() -> None:
     """Serve one sealed bot on stdin and a private copy of stdout; the bot's prints go to stderr."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the engine's: it stops this process itself
     outbox = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    sys.stdout = sys.stderr
     serve(sys.stdin.buffer, outbox)
