@@ -129,7 +129,9 @@ def test_bad_strategy_names_and_parameters_list_what_is_valid(tmp_path):
         strategy_class("rummysim.strategies.greedy:Nope")
     with pytest.raises(ConfigError, match="is not a class with draw, play and discard"):
         strategy_class("rummysim.strategies.greedy:plan_plays")
-    with pytest.raises(ConfigError, match="strategy montecarlo"):
+    with pytest.raises(
+        ConfigError, match="strategy 'montecarlo' parameter samples: 0 is below the smallest valid value, 2"
+    ):
         make_strategy({"strategy": "montecarlo", "samples": 0}, rng=np.random.default_rng(0))
 
 

@@ -34,6 +34,8 @@ from rummysim.strategies.base import Strategy
 from rummysim.strategies.sealed import SealedPool
 
 ENTRY_POINT_GROUP = "rummysim.strategies"
+PATH_WIDTH = 500
+"""The most characters of a strategy's path an error shows: a path is read whole, a parameter's value is not."""
 
 REGISTRY: dict[str, type[Strategy]] = {}
 """Every strategy registered by name (the built-ins and any `register`-ed)."""
@@ -67,12 +69,15 @@ def _load_path(spec: str) -> type[Strategy]:
     target, _, attr = spec.rpartition(":")
     if not target or not attr:
         raise ConfigError(
-            f"strategy {excerpt(spec)}: a path is 'path/to/file.py:ClassName' or 'package.module:ClassName'"
+            f"strategy {excerpt(spec, width=PATH_WIDTH)}: a path is 'path/to/file.py:ClassName' or "
+            "'package.module:ClassName'"
         )
     if target.endswith(".py") or "/" in target or "\\" in target:
         path = Path(target)
         if not path.is_file():
-            raise ConfigError(f"strategy {excerpt(spec)}: no file {excerpt(target)}")
+            raise ConfigError(
+                f"strategy {excerpt(spec, width=PATH_WIDTH)}: no file {excerpt(target, width=PATH_WIDTH)}"
+            )
         name = "rummysim_plugin_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
         module = sys.modules.get(name)
         if module is None:
@@ -109,8 +114,8 @@ def strategy_class(name: str) -> type[Strategy]:
         return _check_class(plugins[name].load(), f"{name!r} (entry point {plugins[name].value})")
     known = sorted({*REGISTRY, *plugins})
     raise ConfigError(
-        f"strategy {excerpt(name)} is unknown{_nearest(name, known)}; strategies are {', '.join(known)}, "
-        "or a path such as my_bots.py:MyBot"
+        f"strategy {excerpt(name, width=PATH_WIDTH)} is unknown{_nearest(name, known)}; "
+        f"strategies are {', '.join(known)}, or a path such as my_bots.py:MyBot"
     )
 
 
@@ -162,7 +167,8 @@ def check_strategy(spec: Spec) -> tuple[type[Strategy], dict[str, Any]]:
         if key not in valid:
             listed = f"its parameters are {', '.join(valid)}" if valid else "it takes no parameters"
             raise ConfigError(
-                f"strategy {excerpt(name)} has no parameter {excerpt(key)}{_nearest(str(key), list(valid))}; {listed}",
+                f"strategy {excerpt(name, width=PATH_WIDTH)} has no parameter {excerpt(key)}"
+                f"{_nearest(str(key), list(valid))}; {listed}",
                 key=key_text(key),
             )
     if is_builtin(cls):
