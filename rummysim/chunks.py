@@ -51,6 +51,8 @@ class Chunk(NamedTuple):
     """Run the plug-in bots sealed (`rummysim.strategies.sealed`); never changes the tables."""
     engine: str = "python"
     """``python`` (the reference engine) or ``compiled`` (`rummysim.engine_choice`); never changes the tables."""
+    sandbox: bool = True
+    """Sealed bots run in the sandbox (`rummysim.strategies.sandbox`); never changes the tables."""
 
     @property
     def id(self) -> str:
@@ -70,7 +72,11 @@ def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
     turns: list[TurnRecord] = []
     condition = chunk.condition
     with contextlib.ExitStack() as stack:
-        pool = stack.enter_context(SealedPool(time_limit=chunk.time_limit)) if chunk.isolate else None
+        pool = (
+            stack.enter_context(SealedPool(time_limit=chunk.time_limit, sandboxed=chunk.sandbox))
+            if chunk.isolate
+            else None
+        )
         for game in range(chunk.start, chunk.stop):
             result = play_game(
                 rotated(condition.players, game),
@@ -116,7 +122,7 @@ def plan(
                 stop = min(start + chunk_games, gap_stop)
                 engine = engines[index] if engines else "python"
                 chunks.append(Chunk(index, condition, experiment.seed, start, stop, trace, experiment.time_limit,
-                                    experiment.isolates(condition), engine))  # fmt: skip
+                                    experiment.isolates(condition), engine, experiment.sandbox))  # fmt: skip
     return chunks
 
 

@@ -86,6 +86,11 @@ def main() -> None:
     default=None,
     help="Which engine plays, over the file's engine: (auto: compiled where every bot has a compiled twin).",
 )
+@click.option(
+    "--no-sandbox", is_flag=True,
+    help="Seal plug-in bots without the sandbox where it cannot be had (as sandbox: false): they can then reach "
+    "the network and the files of this user.",
+)  # fmt: skip
 @click.option("--no-report", is_flag=True, help="Write the tables only; make the report later with `rummysim report`.")
 @click.option("--debug", is_flag=True, help=DEBUG)
 @_one_line_errors
@@ -105,6 +110,7 @@ def run(
     quiet: bool,
     isolate: bool,
     engine: str | None,
+    no_sandbox: bool,
     no_report: bool,
     debug: bool,
 ) -> None:
@@ -128,6 +134,7 @@ def run(
             experiment, out=out, n_jobs=jobs, games=games, seed="secret" if secret_seed else seed, backend=backend,
             scheduler=scheduler,
             chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate, engine=engine,
+            sandbox=not no_sandbox,
         )  # fmt: skip
         click.echo(str(results.folder))
         if not no_report:

@@ -155,6 +155,9 @@ class Experiment:
     """Seconds a bot may take per decision; over it the run stops with an error. Never changes results."""
     isolate: bool = False
     """Run every plug-in bot sealed in its own process (`rummysim.strategies.sealed`). Never changes results."""
+    sandbox: bool = True
+    """Run sealed bots in the sandbox (`rummysim.strategies.sandbox`); False: sealed without it. Never changes
+    results."""
     engine: str = "auto"
     """Which engine plays the conditions (`ENGINES`); a condition may say otherwise. Never changes results."""
     margin: dict[str, float] = dataclasses.field(default_factory=lambda: check_margin(None, "margin"))
@@ -181,6 +184,7 @@ class Experiment:
             "games": self.games,
             "time_limit": self.time_limit,
             "isolate": self.isolate,
+            **({} if self.sandbox else {"sandbox": False}),  # listed only when off: manifests stay as they were
             "engine": self.engine,
             "margin": {measure: margin_text(measure, value) for measure, value in self.margin.items()},
             "precision": {measure: margin_text(measure, value) for measure, value in self.precision.items()},
@@ -212,8 +216,8 @@ class Experiment:
         """
         data = self.to_dict() | {"streams": STREAMS}
         for text in ("question", "description", "time_limit", "isolate", "engine", "margin", "games", "precision",
-                     "max_games", "skill", "measures", "grid"):  # fmt: skip
-            data.pop(text)
+                     "max_games", "skill", "measures", "grid", "sandbox"):  # fmt: skip
+            data.pop(text, None)
         for condition in data["conditions"]:
             for text in ("description", "isolate", "engine", "games"):
                 condition.pop(text)
@@ -240,7 +244,7 @@ class Experiment:
 
     def with_overrides(
         self, *, games: int | None = None, seed: int | str | None = None, isolate: bool = False,
-        engine: str | None = None,
+        engine: str | None = None, sandbox: bool = True,
     ) -> Experiment:  # fmt: skip
         """Return the experiment with its games, seed or engine replaced, or isolated (from the command line).
 
@@ -262,6 +266,8 @@ class Experiment:
             changes["precision"], changes["max_games"] = {}, None
         if seed is not None:
             changes["seed"] = check_seed(seed, name="command line: --seed")
+        if not sandbox:
+            changes["sandbox"] = False
         return Experiment(**{**self.__dict__, **changes}) if changes else self
 
 
@@ -342,6 +348,7 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         source=str(manifest.get("source") or ""),
         time_limit=float(time_limit) if time_limit is not None else None,
         isolate=bool(data.get("isolate", False)),
+        sandbox=data.get("sandbox", True) is not False,
         engine=str(data.get("engine") or "auto"),
         margin=check_margin(data.get("margin"), f"{where}.margin"),
         precision=check_precision(data.get("precision"), f"{where}.precision") if data.get("precision") else {},

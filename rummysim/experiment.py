@@ -36,7 +36,7 @@ from rummysim.specs import check_names, strategy_label
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
-        "isolate", "engine", "margin", "precision", "max_games", "skill", "measures")  # fmt: skip
+        "isolate", "engine", "margin", "precision", "max_games", "skill", "measures", "sandbox")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
 CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
@@ -214,6 +214,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         description=_text(data.get("description"), "description", where),
         time_limit=_time_limit(data.get("time_limit"), where),
         isolate=_flag(data.get("isolate", False), "isolate", where),
+        sandbox=_flag(data.get("sandbox", True), "sandbox", where),
         engine=check_engine(data.get("engine", "auto"), f"{where}: engine"),
         margin=check_margin(data.get("margin"), f"{where}: margin"),
         measures=measures,

@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rummysim.errors import ConfigError
+from rummysim.secret_seed import seed_text
 
 MANIFEST = "manifest.json"
 CHECKSUM = "manifest_sha256"
@@ -172,9 +173,9 @@ def check_manifest(manifest: Mapping[str, Any], experiment: Recorded, folder: Pa
         problems.append(f"{source}: fingerprint {str(stored)[:20]} is not its experiment's, {experiment.fingerprint()}:"
                         " the experiment or the fingerprint was edited")  # fmt: skip
     for key, record in (("seeds", manifest.get("seeds")), ("overrides", manifest.get("overrides"))):
-        if isinstance(record, Mapping) and "seed" in record and record["seed"] != experiment.seed:
+        if isinstance(record, Mapping) and "seed" in record and record["seed"] != seed_text(experiment.seed):
             problems.append(f"{source}: {key}.seed {str(record['seed'])[:20]} is not its experiment's seed, "
-                            f"{experiment.seed}: the seed was edited")  # fmt: skip
+                            f"{seed_text(experiment.seed)}: the seed was edited")  # fmt: skip
     problems += _check_rows(manifest, folder, game_rows=game_rows)
     return problems
 

@@ -64,6 +64,8 @@ from rummysim.run_options import check_run_options
 from rummysim.secret_seed import commitment_fields
 from rummysim.seeding import STREAMS, Secret
 from rummysim.specs import check_names
+from rummysim.strategies.registry import check_strategy, is_builtin
+from rummysim.strategies.sandbox import unavailable as sandbox_unavailable
 from rummysim.version import __version__
 
 ROUNDS = 3
@@ -85,6 +87,7 @@ def run_experiment(
     quiet: bool = True,
     isolate: bool = False,
     engine: str | None = None,
+    sandbox: bool = True,
 ) -> Results:
     """Play an experiment and write its tables to ``<out>/<name>/``; return the `Results`.
 
@@ -95,11 +98,14 @@ def run_experiment(
     worker gets several chunks) and `backend` change the speed, never the data. A stopped run resumes
     from its finished chunks; `force` starts over. `isolate` runs every plug-in bot sealed in its own
     process, as ``isolate: true`` in the file does; `engine` overrides the file's ``engine:``
-    (`rummysim.engine_choice`). The tables are the same either way.
+    (`rummysim.engine_choice`). Sealed bots run in the sandbox (`rummysim.strategies.sandbox`); where it
+    cannot be had the run refuses, unless `sandbox` is False (or ``sandbox: false`` in the file). The tables
+    are the same either way.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
-    experiment = experiment.with_overrides(games=games, seed=seed, isolate=isolate, engine=engine)
+    experiment = experiment.with_overrides(games=games, seed=seed, isolate=isolate, engine=engine, sandbox=sandbox)
+    _check_sandbox(experiment)
     if chunk_games is None:
         chunk_games = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend)
     whole_number(chunk_games, name="--chunk-games", low=1)
@@ -116,9 +122,32 @@ def run_experiment(
         if isinstance(experiment.seed, Secret):
             _say(f"secret seed: its SHA-256 is {experiment.seed.commitment} (in {folder / STATE}); "
                  "the manifest reveals the seed when the run finishes")  # fmt: skip
+            if _in_process_plugins(experiment):
+                _say("secret seed: plug-in bots that play in process can read it (they share the engine's memory); "
+                     "set isolate: true to keep it from them")  # fmt: skip
         if not experiment.precision:
             return _play(experiment, folder, **options)
         return _sized(experiment, folder, options)
+
+
+def _in_process_plugins(experiment: Experiment) -> bool:
+    """Return whether a condition seats a plug-in bot in the engine's process (not sealed)."""
+    return any(
+        not experiment.isolates(c) and not is_builtin(check_strategy(p)[0]) for c in experiment.conditions
+        for p in c.players
+    )  # fmt: skip
+
+
+def _check_sandbox(experiment: Experiment) -> None:
+    """Refuse, in one line, to seal bots without the sandbox where it cannot be had, unless the user chose to."""
+    if not experiment.sandbox or not any(experiment.isolates(c) for c in experiment.conditions):
+        return
+    why = sandbox_unavailable()
+    if why is not None:
+        raise ConfigError(
+            f"{experiment.source or experiment.name}: isolate: the sandbox for sealed bots cannot be had here "
+            f"({why}); set sandbox: false in the file or run with --no-sandbox to seal them without it"
+        )
 
 
 def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Results:

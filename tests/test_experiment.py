@@ -367,7 +367,7 @@ def test_with_overrides_replaces_games_and_seed(tmp_path):
         ({"games": 0}, "command line: --games: 0 is below the smallest valid value, 1"),
         ({"games": True}, "command line: --games: True is not a whole number"),
         ({"seed": -1}, "command line: --seed: -1 is below the smallest valid value, 0"),
-        ({"seed": "5"}, "command line: --seed: '5' is not a whole number"),
+        ({"seed": "5"}, "command line: --seed: '5' is not a whole number or 'secret'"),
     ],
 )
 def test_with_overrides_rejects_bad_values(overrides, message):
@@ -412,7 +412,7 @@ MISSING = "missing; an experiment needs name, question, seed, games, players"
 RULE_KEYS = ", ".join(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 TOP_KEYS = (
     "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, "
-    "margin, precision, max_games, skill, measures"
+    "margin, precision, max_games, skill, measures, sandbox"
 )
 FOLDER = "must be 1 to 100 letters, digits, '-' and '_' (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
@@ -585,7 +585,7 @@ BAD = [
     ),
     # seed, games, question
     pytest.param({**BASE, "seed": -1}, "seed: -1 is below the smallest valid value, 0", id="seed-negative"),
-    pytest.param({**BASE, "seed": "abc"}, "seed: 'abc' is not a whole number", id="seed-text"),
+    pytest.param({**BASE, "seed": "abc"}, "seed: 'abc' is not a whole number or 'secret'", id="seed-text"),
     pytest.param({**BASE, "seed": 1.5}, "seed: 1.5 is not a whole number", id="seed-float"),
     pytest.param({**BASE, "seed": True}, "seed: True is not a whole number", id="seed-bool"),
     pytest.param({**BASE, "games": 0}, "games: 0 is below the smallest valid value, 1", id="games-0"),

@@ -236,7 +236,20 @@ def test_a_crash_in_a_sealed_run_keeps_its_chunks_and_resumes_to_the_same_tables
     path = tmp_path / "late.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     out = tmp_path / "out"
-    args = ["run", str(path), "--out", str(out), "--jobs", "1", "--chunk-games", "2", "-q", "--no-report"]
+    # the bot keeps its state in a folder of the user's, which the sandbox would hide from it: sealed without it
+    args = [
+        "run",
+        str(path),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--chunk-games",
+        "2",
+        "-q",
+        "--no-report",
+        "--no-sandbox",
+    ]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 1
     assert first.output.startswith(

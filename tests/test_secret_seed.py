@@ -155,3 +155,17 @@ def test_the_secret_seed_flag_plays_a_public_file_under_a_secret(tmp_path):
     manifest = json.loads((tmp_path / "flag" / "manifest.json").read_text())
     assert manifest["experiment"]["seed"] == "secret" and len(manifest["secret"]) == 32
     assert np.uint64(int(manifest["secret"], 16) & ((1 << 64) - 1)) != np.uint64(7)
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_a_secret_run_warns_when_plug_in_bots_play_in_process_where_they_could_read_it(tmp_path, capsys, isolate):
+    bot = tmp_path / "mine.py"
+    bot.write_text("from rummysim.strategies.greedy import Greedy\n\nclass Mine(Greedy):\n    name = 'mine'\n")
+    experiment = parse_experiment(
+        {"name": "plug", "question": "q?", "seed": "secret", "games": 2, "isolate": isolate,
+         "players": [f"{bot}:Mine", "greedy"]},
+        source="t.yaml",
+    )  # fmt: skip
+    run_experiment(experiment, out=tmp_path, n_jobs=1)
+    warned = "plug-in bots that play in process can read it" in capsys.readouterr().err
+    assert warned is not isolate

@@ -49,6 +49,7 @@ from rummysim.bot_errors import Opaque as Opaque  # an answer part that is not a
 from rummysim.errors import SealedError as SealedError  # raised here, and importable from here as before
 from rummysim.errors import quoted
 from rummysim.moves import Event, LayOff, Meld
+from rummysim.strategies import sandbox
 from rummysim.strategies.base import PlayerView, Strategy
 
 DEFAULT_TIME_LIMIT = 10.0
@@ -64,10 +65,15 @@ HEADER = struct.Struct(">I")
 class BotProcess:
     """One sealed bot's process and its channel; reused for every game of a slot."""
 
-    def __init__(self, *, time_limit: float | None) -> None:
+    def __init__(self, *, time_limit: float | None, files: list[str] | None = None) -> None:
+        """Start the bot's server; sandboxed (`rummysim.strategies.sandbox`) seeing `files` if they are given."""
         self.time_limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+        self.files = files
+        argv = [sys.executable, "-c", "from rummysim.strategies.sealed_host import main; main()"]
+        if files is not None:
+            argv = sandbox.command(argv, files=files, cwd=os.getcwd())
         self.process = subprocess.Popen(
-            [sys.executable, "-c", "from rummysim.strategies.sealed_host import main; main()"],
+            argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             close_fds=True,
@@ -102,6 +108,10 @@ class BotProcess:
         if "error" in reply:
             kind, _, text = str(reply["error"]).partition(": ")
             trace = reply.get("traceback")
+            if kind == "MemoryError" and self.files is not None:  # the limit's, not the bot's words
+                limit = sandbox.LIMITS["memory_mib"]
+                raise SealedError(f"hit the sandbox's memory limit of {limit} MiB in {decision} (MemoryError)",
+                                  traceback=str(trace) if trace else None)  # fmt: skip
             raise SealedError(text[:500], raised=kind[:80] or "Exception", traceback=str(trace) if trace else None)
         return reply.get("answer")
 
@@ -128,7 +138,8 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             code = None
         self.close()
-        return SealedError(f"ended its process (exit code {code})")
+        limit = sandbox.exit_reason(code) if self.files is not None else None
+        return SealedError(f"ended its process (exit code {code})" + (f": it hit {limit}" if limit else ""))
 
     def close(self) -> None:
         if self.process.poll() is None:
@@ -143,15 +154,20 @@ class BotProcess:
 class SealedPool:
     """The processes of a worker's sealed bots, one per lineup slot; close it (or use ``with``)."""
 
-    def __init__(self, *, time_limit: float | None = None) -> None:
+    def __init__(self, *, time_limit: float | None = None, sandboxed: bool | None = None) -> None:
+        """`sandboxed`: run each bot in the sandbox (None: wherever it can be had, `sandbox.unavailable`)."""
         self.time_limit = time_limit
+        self.sandboxed = sandbox.unavailable() is None if sandboxed is None else sandboxed
         self.processes: dict[int, BotProcess] = {}
 
     def bot(self, slot: int, spec: Mapping[str, Any], *, key: int) -> Sealed:
         """Return a new sealed bot for a spec in the process of `slot` (started if need be)."""
         process = self.processes.get(slot)
+        files = sandbox.bot_files(spec) if self.sandboxed else None
+        if process is not None and files is not None and not set(files) <= set(process.files or ()):
+            process.close()  # a sandbox sees only the files it started with: another bot's need another
         if process is None or process.process.poll() is not None:
-            process = self.processes[slot] = BotProcess(time_limit=self.time_limit)
+            process = self.processes[slot] = BotProcess(time_limit=self.time_limit, files=files)
         return Sealed(process, dict(spec), key=key, seat=slot)
 
     def close(self) -> None:
