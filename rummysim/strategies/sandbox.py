@@ -39,8 +39,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import rummysim
-
 LIMITS: dict[str, int] = {"memory_mib": 1024, "cpu_seconds": 3600, "open_files": 64, "file_mib": 16, "scratch_mib": 64}
 """A sealed bot's limits: address space, CPU seconds over its process's life, open files, size of a file it
 writes, and its scratch space (the tmpfs its root lives in)."""
@@ -60,6 +58,8 @@ _SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/ld.so.cache", "/etc
            "/etc/localtime")  # fmt: skip
 _UNSHARE = ("--user", "--map-root-user", "--net", "--mount", "--pid", "--fork", "--kill-child")
 BOOT = Path(__file__).with_name("sandbox_boot.py")
+PACKAGE = Path(__file__).resolve().parent.parent
+"""The rummysim package's folder, which a sandbox binds for the bot's server."""
 
 
 def bot_files(spec: Mapping[str, Any]) -> list[str]:
@@ -82,7 +82,7 @@ def bot_files(spec: Mapping[str, Any]) -> list[str]:
 
 def _python_paths() -> list[str]:
     """Return what the bot's server needs to run Python and import rummysim: prefixes, site-packages, the package."""
-    paths = {sys.base_prefix, sys.prefix, str(Path(sys.executable).parent), str(Path(rummysim.__file__).parent)}
+    paths = {sys.base_prefix, sys.prefix, str(Path(sys.executable).parent), str(PACKAGE)}
     for entry in sys.path:
         if entry and Path(entry).name in ("site-packages", "dist-packages") and Path(entry).is_dir():
             paths.add(entry)
