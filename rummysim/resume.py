@@ -125,6 +125,7 @@ def load_finished(folder: Path) -> Results | None:
         return None
     finished = load_results(folder)
     finished.check_tables(*[k for k in ("hands", "games", "turns") if (folder / f"{k}.parquet").exists()], again=FORCE)
+    finished.check_manifest()  # an edited manifest is never extended or cut (rummysim.manifest)
     return finished
 
 

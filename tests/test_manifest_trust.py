@@ -275,3 +275,11 @@ def test_rows_out_of_order_are_one_problem_not_checked_game_by_game(copy):
     pq.write_table(hands.take(order), copy / "hands.parquet")
     problems = verify_results(copy).problems
     assert any("rows are not in the order rummysim writes them" in p for p in problems), problems
+
+
+def test_an_edited_manifest_is_never_extended(copy):
+    manifest = manifest_of(copy)
+    manifest["tables"]["hands"]["rows"] += 2
+    write(copy, manifest, reseal=True)
+    with pytest.raises(ConfigError, match="rows"):
+        run_experiment(parse_experiment({**SPEC, "games": 7}, source="trust.yaml"), out=copy.parent, n_jobs=1)
