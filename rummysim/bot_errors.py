@@ -34,12 +34,16 @@ MAX_PLAYS = 104
 
 
 class Opaque:
-    """An answer part that is not a plain value: kept as its quoted text, which the engine's error shows."""
+    """An answer part that is not a plain value: kept as its quoted text, which the engine's error shows.
+
+    Its text is one printable line (else it is quoted), whoever made it.
+    """
 
     __slots__ = ("text",)
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        text = text if type(text) is str else said(text)
+        self.text = text if text.isprintable() and len(text) <= 80 else quoted(text, width=60)
 
     def __repr__(self) -> str:
         return self.text
@@ -60,6 +64,8 @@ def shown_answer(value: object) -> str:
     """Return an answer as an error shows it: a plain value's repr, else the repr the bot gives it, quoted."""
     if value is None or type(value) in (int, float, bool, str, Pile):
         return shown(value)
+    if type(value) is Opaque:  # shown already (a sealed bot's answer, read by its stand-in)
+        return value.text
     if type(value) in (list, tuple) and len(value) > 8:  # type: ignore[arg-type]
         return f"<a {type(value).__name__} of {len(value):,} items>"  # type: ignore[arg-type]
     try:

@@ -46,7 +46,7 @@ from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.table import Table, apply_plays, taken_unused
-from rummysim.timing import limited
+from rummysim.timing import limited, record_interrupts
 from rummysim.trace import check_cards, turn_record
 
 _new = tuple.__new__
@@ -351,6 +351,7 @@ def play_hand(
     checks after every event that each of the 52 cards is in exactly one place.
     `time_limit` (seconds) stops a bot whose decision takes longer, with a `StrategyError`.
     """
+    record_interrupts()  # so that a bot's own KeyboardInterrupt is not taken for Ctrl-C (`rummysim.timing`)
     n = rules.n_players
     if len(players) != n:
         raise ConfigError(f"players: {len(players)} given for rules with n_players={n} (R1.1)")
