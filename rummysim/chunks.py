@@ -235,7 +235,13 @@ ignore_interrupts = start_worker  # its name before it did more than ignore SIGI
 def _watch_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.5)
-    os._exit(1)  # the run is gone: nobody will read this worker's chunks
+    import psutil  # the run is gone: nobody will read this worker's chunks; its sealed bots end with it
+
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+    os._exit(1)
 
 
 def _append(path: str, text: str) -> bool:

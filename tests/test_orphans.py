@@ -1,7 +1,8 @@
 """No orphans (issue 22, part 7): a run killed with SIGKILL leaves no worker and no sealed bot's process behind.
 
-Each test starts a real run in a subprocess, waits until its workers (loky) or its sealed
-bots' processes (Dask's local cluster plays in the run's own process) are busy, kills the run
+Each test starts a real run in a subprocess whose bot never returns from its first decision
+(the hardest case: no pipe to find closed), waits until its workers (loky) or its sealed bots'
+processes (Dask's local cluster plays in the run's own process) are stuck in it, kills the run
 with SIGKILL, which it cannot catch, and checks that every process it had started is gone.
 """
 
@@ -19,21 +20,20 @@ import time
 import psutil
 import pytest
 
-SLOW_BOT = textwrap.dedent(
+STUCK_BOT = textwrap.dedent(
     '''
     import time
 
     from rummysim.strategies.greedy import Greedy
 
 
-    class Slow(Greedy):
-        """Greedy, a little slow: the run is still playing when it is killed."""
+    class Stuck(Greedy):
+        """Thinks for an hour, within its time limit: the run is still waiting when it is killed."""
 
-        name = "slow"
+        name = "stuck"
 
         def draw(self, view):
-            time.sleep(0.01)
-            return super().draw(view)
+            time.sleep(3600)
     '''
 )
 
@@ -55,17 +55,17 @@ def descendants(pid: int) -> dict[int, str]:
     return found
 
 
-def start_run(tmp_path, *, backend: str, isolate: bool) -> subprocess.Popen:
-    bot = tmp_path / "slowbot.py"
-    bot.write_text(SLOW_BOT)
+def start_run(tmp_path, *, backend: str, sealed: str) -> subprocess.Popen:
+    bot = tmp_path / "stuckbot.py"
+    bot.write_text(STUCK_BOT)
     data = {
-        "name": "orphans", "question": "Does a killed run leave anything behind?", "seed": 5, "games": 5000,
-        "isolate": isolate, "players": [{"strategy": f"{bot}:Slow"}, "greedy"], "rules": {"target_score": 100},
+        "name": "orphans", "question": "Does a killed run leave anything behind?", "seed": 5, "games": 100,
+        "time_limit": 3600, "isolate": bool(sealed), "players": [{"strategy": f"{bot}:Stuck"}, "greedy"],
     }  # fmt: skip
     path = tmp_path / "orphans.yaml"
     path.write_text(json.dumps(data))
     args = ["run", str(path), "--out", str(tmp_path / "out"), "--jobs", "2", "--chunk-games", "1", "-q", "--no-report"]
-    args += ["--backend", backend]
+    args += ["--backend", backend] + (["--no-sandbox"] if sealed == "plain" else [])
     return subprocess.Popen([sys.executable, "-m", "rummysim", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
 
@@ -92,20 +92,22 @@ def n_workers(found: dict[int, str]) -> int:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("backend", "isolate", "ready"),
+    ("backend", "sealed", "ready"),
     [
-        ("loky", False, lambda found: n_workers(found) >= 2),
-        ("loky", True, lambda found: n_workers(found) >= 2 and n_sealed(found) >= 2),
-        ("dask", True, lambda found: n_sealed(found) >= 2),
+        ("loky", "", lambda found: n_workers(found) >= 2),
+        ("loky", "plain", lambda found: n_workers(found) >= 2 and n_sealed(found) >= 2),
+        ("loky", "sandbox", lambda found: n_workers(found) >= 2 and n_sealed(found) >= 2),
+        ("dask", "plain", lambda found: n_sealed(found) >= 2),
+        ("dask", "sandbox", lambda found: n_sealed(found) >= 2),
     ],
-    ids=["loky", "loky_sealed", "dask_sealed"],
+    ids=["loky", "loky_sealed", "loky_sandboxed", "dask_sealed", "dask_sandboxed"],
 )
-def test_a_killed_run_leaves_no_process_behind(tmp_path, backend, isolate, ready):
-    run = start_run(tmp_path, backend=backend, isolate=isolate)
+def test_a_killed_run_leaves_no_process_behind(tmp_path, backend, sealed, ready):
+    run = start_run(tmp_path, backend=backend, sealed=sealed)
     found: dict[int, str] = {}
     try:
         found = wait_for(run, ready)
-        time.sleep(1)  # playing for a while, the sealed bots deciding
+        time.sleep(1)  # every bot deep in its decision
         found.update(descendants(run.pid))
         os.kill(run.pid, signal.SIGKILL)
         run.wait(timeout=30)

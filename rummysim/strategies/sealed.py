@@ -32,10 +32,12 @@ A bot's process ends with the process that started it (`rummysim.strategies.seal
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import pickle
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -62,6 +64,20 @@ HEADER = struct.Struct(">I")
 """The head of every frame of the channel: its body's length in bytes, 4 bytes big-endian."""
 
 
+_PRCTL = getattr(ctypes.CDLL(None), "prctl", None) if sys.platform.startswith("linux") else None
+"""Linux's prctl, looked up before any fork (the child of a fork may not load a library)."""
+
+
+def _die_with_parent() -> None:
+    """Have the kernel kill this new process as the thread that started it ends (PR_SET_PDEATHSIG = 1).
+
+    That thread plays the chunk (a worker's main thread, or a Dask thread), which outlives the pool's
+    processes; so a killed run's bots end with its workers, sandboxed or not.
+    """
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL, 0, 0, 0)
+
+
 class BotProcess:
     """One sealed bot's process and its channel; reused for every game of a slot."""
 
@@ -77,6 +93,7 @@ class BotProcess:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             close_fds=True,
+            preexec_fn=_die_with_parent,  # the sandbox's unshare too, and with it everything inside it
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin: IO[bytes] = self.process.stdin
