@@ -96,7 +96,7 @@ def read_discard(answer: object) -> object:
 
 def read_plays(answer: object) -> Plays | Refused:
     """Return a play answer as `Plays`, or `Refused` if it is no sequence of at most `MAX_PLAYS` moves (R4.2)."""
-    if answer is None:
+    if answer is None or (not answer and (type(answer) is list or type(answer) is tuple)):
         return Plays()
     if type(answer) is list or type(answer) is tuple:
         items: Sequence[Any] = answer
@@ -111,13 +111,23 @@ def read_plays(answer: object) -> Plays | Refused:
     if len(items) > MAX_PLAYS:
         return _refused(answer, "R4.2", f"more than {MAX_PLAYS} plays, more than a turn can make")
     parts: list[object] = []
+    plain = True
     for item in items:
+        kind = type(item)  # a Meld or LayOff itself, of plain ints, is read as it is: both are frozen
+        if (kind is Meld and type(item.cards) is int) or (
+            kind is LayOff and type(item.card) is int and type(item.meld) is int
+        ):
+            parts.append(item)
+            continue
+        plain = False
         if isinstance(item, Meld):
             parts.append(Meld(_field(item.cards)))
         elif isinstance(item, LayOff):
             parts.append(LayOff(_field(item.card), _field(item.meld)))
         else:
             parts.append(Opaque(shown_answer(item)))
+    if plain:
+        return Plays(parts)
     try:
         return Plays(plain_plays(parts))
     except Rejected as rejected:

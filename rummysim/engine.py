@@ -206,7 +206,7 @@ class _Hand:
         """Ask the seat which pile to draw from, check it and draw (R4.1, R4.6, R4.8, R10)."""
         try:
             answer: Any = self.draws[seat](self.view(seat))
-            if self.reads and answer is not _STOCK and answer is not _DISCARD:
+            if answer is not _STOCK and answer is not _DISCARD and self.reads:
                 answer = read_draw(answer)
         except BaseException as exc:
             if not is_bots(exc):
@@ -246,16 +246,16 @@ class _Hand:
         self.seen_at = len(self.history)
         try:
             answer: Any = self.plays[seat](seen)
-            if self.reads and answer is not None and not (type(answer) in (list, tuple) and not answer):
+            if answer is not None and not (type(answer) in (list, tuple) and not answer) and self.reads:
                 answer = read_plays(answer)
         except BaseException as exc:
             if not is_bots(exc):
                 raise
             raise self.errors.crash(seat, "play", exc) from exc
-        if type(answer) is Refused:
-            raise self.errors.illegal(seat, answer.move, answer.rejected)
         went_out_by = None
-        if answer:
+        if answer:  # plays read (`Plays`) or refused as read (`Refused`): none is None or empty
+            if type(answer) is Refused:
+                raise self.errors.illegal(seat, answer.move, answer.rejected)
             went_out_by = self.apply(seat, answer)
         if self.taken is not None and keeps_taken(self.holdings[seat], self.taken, must_use):
             raise self.errors.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
@@ -266,7 +266,7 @@ class _Hand:
         seen = self.seen if self.seen is not None and len(self.history) == self.seen_at else self.view(seat)
         try:  # the play's view again, unless the seat played
             answer: Any = self.discards[seat](seen)
-            if self.reads and type(answer) is not int:
+            if type(answer) is not int and self.reads:
                 answer = read_discard(answer)
         except BaseException as exc:
             if not is_bots(exc):

@@ -77,12 +77,12 @@ def timed(
     says should the decision not stop at all.
     """
     start = time.perf_counter()
-    _WATCHDOG.watch(start + GRACE * limit + 1.0, hung)
+    watched = _WATCHDOG.watch(start + GRACE * limit + 1.0, hung)
     try:
         with _alarm(limit):
             answer = decide(view)
     finally:
-        _WATCHDOG.done()
+        _WATCHDOG.deadlines.pop(watched, None)
     elapsed = time.perf_counter() - start
     if elapsed > limit:
         raise TooSlow
@@ -109,17 +109,20 @@ class _Watchdog:
     def __init__(self) -> None:
         self.deadlines: dict[int, tuple[float, Callable[[], str] | None]] = {}
         self.thread: threading.Thread | None = None
-        self.pid = 0
 
-    def watch(self, deadline: float, hung: Callable[[], str] | None) -> None:
-        self.deadlines[threading.get_ident()] = (deadline, hung)
-        if self.pid != os.getpid():  # none yet, or one inherited by fork, whose thread did not come along
-            self.pid = os.getpid()
+    def watch(self, deadline: float, hung: Callable[[], str] | None) -> int:
+        """Watch this thread's decision until `deadline`; return the key that ends the watch."""
+        ident = threading.get_ident()
+        self.deadlines[ident] = (deadline, hung)
+        if self.thread is None:
             self.thread = threading.Thread(target=self.run, name="rummysim-watchdog", daemon=True)
             self.thread.start()
+        return ident
 
-    def done(self) -> None:
-        self.deadlines.pop(threading.get_ident(), None)
+    def forked(self) -> None:
+        """Forget the thread and the decisions of the parent: a child of fork has neither."""
+        self.thread = None
+        self.deadlines.clear()
 
     def run(self) -> None:
         while True:
@@ -131,6 +134,8 @@ class _Watchdog:
 
 
 _WATCHDOG = _Watchdog()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_WATCHDOG.forked)
 
 
 _LAST_WORDS: list[Callable[[str], bool]] = []
