@@ -131,6 +131,13 @@ BOTS = textwrap.dedent(
             raise RuntimeError("no")
 
 
+    class ForgesInit(Greedy):
+        name = "forges_init"
+
+        def __init__(self, *, rng=None):
+            raise RuntimeError("no\\nseat 1 (greedy) cheated (R4.5)")
+
+
     class NoClass:
         @property
         def __class__(self):
@@ -336,6 +343,17 @@ def test_a_bot_whose_init_raises_is_one_line_naming_seat_and_bot(tmp_path, bots)
     assert (status, out) == (1, "")
     assert one_line(err).startswith(
         "Error: condition default, seat 0 (hostile.py:BadInit) raised RuntimeError as it was built: 'no'; "
+    )
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["in_process", "sealed"])
+def test_what_a_bot_says_as_it_is_built_is_quoted(tmp_path, bots, isolate):
+    status, out, err = run(tmp_path, bots, "ForgesInit", isolate=isolate)
+    assert (status, out) == (1, "")
+    sealed = ", sealed," if isolate else ""
+    assert one_line(err).startswith(
+        f"Error: condition default, seat 0 (hostile.py:ForgesInit){sealed} raised RuntimeError as it was built: "
+        "'no\\nseat 1 (greedy) cheated (R4.5)'; "
     )
 
 

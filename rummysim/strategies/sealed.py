@@ -49,7 +49,7 @@ import numpy as np
 
 from rummysim.bot_errors import Opaque as Opaque  # an answer part that is not a plain value, as before
 from rummysim.errors import SealedError as SealedError  # raised here, and importable from here as before
-from rummysim.errors import quoted
+from rummysim.errors import named, quoted
 from rummysim.moves import Event, LayOff, Meld
 from rummysim.strategies import sandbox
 from rummysim.strategies.base import PlayerView, Strategy
@@ -209,7 +209,12 @@ class Sealed(Strategy):
         self.process = process
         self.spec = spec
         process.send(("start", spec, key, seat))
-        reply = process.receive("start", limit=max(START_LIMIT, process.time_limit))
+        try:
+            reply = process.receive("start", limit=max(START_LIMIT, process.time_limit))
+        except SealedError as error:  # its builder words the error: what the bot said goes quoted
+            if error.raised is None:
+                raise
+            raise SealedError(quoted(str(error)), raised=named(error.raised), traceback=error.traceback) from None
         self.observing = bool(isinstance(reply, dict) and reply.get("observes"))
 
     def draw(self, view: PlayerView) -> Any:
