@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, TextIO
 from rummysim.errors import IllegalMoveError, SealedError, StrategyError, named, quoted, said
 from rummysim.moves import LayOff, Meld, Pile, Rejected, plain_int, plain_plays, shown
 from rummysim.rules import Rules
-from rummysim.timing import OverTime, is_users_interrupt
+from rummysim.timing import OverTime, is_users_interrupt, limited
 
 MAX_PLAYS = 104
 """The most plays a `play` answer may hold: twice the 52 a turn could ever make (each play moves a card)."""
@@ -147,6 +147,23 @@ def _refused(answer: object, rule: str, why: str) -> Refused:
     return Refused(f"play {text}", Rejected(rule, f"play answered {text}, {why}"))
 
 
+def in_time(
+    decide: Callable[[Any], Any], decision: str, limit: float, errors: BotErrors, seat: int
+) -> Callable[[Any], Any]:
+    """Return a seat's decision (or ``observe``) that answers within `limit` seconds, its answer read in that time.
+
+    Past the limit it raises `OverTime` (`rummysim.timing.limited`); should it not stop at all,
+    the watchdog says `BotErrors.hung`.
+    """
+    read = _READ.get(decision)
+
+    def decide_and_read(view: Any) -> Any:
+        answer = decide(view)
+        return answer if read is None else read(answer)
+
+    return limited(decide_and_read, limit, hung=lambda: errors.hung(seat, decision))
+
+
 def is_bots(exc: BaseException) -> bool:
     """Return True if `exc`, raised in a bot's code, is the bot's failure: anything but the user's Ctrl-C."""
     return not (isinstance(exc, KeyboardInterrupt) and is_users_interrupt())
@@ -229,6 +246,9 @@ class BotErrors(NamedTuple):
         return dict(seat=seat, strategy=self.names[seat], what=what, seed=self.seed, game=self.game, hand=self.hand,
                     rules=self.rules, names=tuple(self.names))  # fmt: skip
 
+
+_READ: dict[str, Callable[[Any], Any]] = {"draw": read_draw, "play": read_plays, "discard": read_discard}
+"""How each decision's answer is read (``observe`` answers nothing)."""
 
 _NOT_THE_RUNS = {
     "SystemExit": "a bot cannot end the run",

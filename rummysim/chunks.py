@@ -229,9 +229,6 @@ def start_worker(notes: str | None = None, parent: int | None = None) -> None:
         threading.Thread(target=_watch_parent, args=(parent,), name="rummysim-run-watch", daemon=True).start()
 
 
-ignore_interrupts = start_worker  # its name before it did more than ignore SIGINT
-
-
 def _watch_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.5)

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from rummysim.bot_errors import BotErrors, Plays, Refused, is_bots, read_discard, read_draw, read_plays
+from rummysim.bot_errors import BotErrors, Plays, Refused, in_time, is_bots, read_discard, read_draw, read_plays
 from rummysim.core import blocked, keeps_taken, left_of, may_rebuild, out_of_turns, went_rummy
 from rummysim.dealing import Deal, deal
 from rummysim.ending import HandResult as HandResult  # defined there, importable from here as before
@@ -46,7 +46,7 @@ from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
 from rummysim.table import Table, apply_plays, taken_unused
-from rummysim.timing import limited, record_interrupts
+from rummysim.timing import record_interrupts
 from rummysim.trace import check_cards, turn_record
 
 _new = tuple.__new__
@@ -92,7 +92,7 @@ class _Hand:
         self.history: list[Event] = []
         self.errors = BotErrors(names, rules, seed, game, hand, time_limit)
         # each decision's bound methods by seat, looked up once per hand rather than once per question;
-        # with a time limit, each is timed with the reading of its answer (`_timed`)
+        # with a time limit, each is timed with the reading of its answer (`rummysim.bot_errors.in_time`)
         self.draws: list[Callable[[PlayerView], Any]] = [s.draw for s in strategies]
         self.plays: list[Callable[[PlayerView], Any]] = [s.play for s in strategies]
         self.discards: list[Callable[[PlayerView], Any]] = [s.discard for s in strategies]
@@ -115,11 +115,10 @@ class _Hand:
         self.audit = audit
 
     def time(self, limit: float) -> None:
-        """Time every decision and observation, with the reading of its answer (`_timed`)."""
-        for decision, decisions, read in _READERS:
-            asked = getattr(self, decisions)
-            asked[:] = [_timed(decide, read, limit, self.errors, seat, decision) for seat, decide in enumerate(asked)]
-        self.observers = [(seat, _timed(observe, _as_is, limit, self.errors, seat, "observe"))
+        """Time every decision and observation, with the reading of its answer (`rummysim.bot_errors.in_time`)."""
+        for decision, asked in (("draw", self.draws), ("play", self.plays), ("discard", self.discards)):
+            asked[:] = [in_time(decide, decision, limit, self.errors, seat) for seat, decide in enumerate(asked)]
+        self.observers = [(seat, in_time(observe, "observe", limit, self.errors, seat))
                           for seat, observe in self.observers]  # fmt: skip
 
     # -- views and events --------------------------------------------------------
@@ -381,24 +380,6 @@ def play_hand(
             error.so_far = so_far(state)
         raise
     return finish(state, winner=winner, went_out_by=went_out_by, went_rummy=went_rummy)
-
-
-def _timed(decide: Callable[[Any], Any], read: Callable[[Any], Any], limit: float, errors: BotErrors,
-           seat: int, decision: str) -> Callable[[Any], Any]:  # fmt: skip
-    """Return a seat's decision that answers within `limit` seconds, its answer read (`rummysim.timing.limited`)."""
-
-    def decide_and_read(view: Any) -> Any:
-        return read(decide(view))
-
-    return limited(decide_and_read, limit, hung=lambda: errors.hung(seat, decision))
-
-
-def _as_is(answer: Any) -> Any:
-    return answer
-
-
-_READERS = (("draw", "draws", read_draw), ("play", "plays", read_plays), ("discard", "discards", read_discard))
-"""Each decision, the attribute of `_Hand` that holds it by seat, and how its answer is read."""
 
 
 def speaker() -> str | None:
