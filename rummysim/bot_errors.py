@@ -169,32 +169,11 @@ def is_bots(exc: BaseException) -> bool:
     return not (isinstance(exc, KeyboardInterrupt) and is_users_interrupt())
 
 
-def built_error(exc: BaseException) -> StrategyError | None:
-    """Return the error of a bot whose ``__init__`` raised `exc` as its lineup was built, or None if none did.
-
-    Read from the traceback: the frame of `rummysim.strategies.registry.make_lineup` holds the
-    seat, the spec and the seed; a frame of ``__init__`` below it is the bot's own.
-    """
-    frames = [tb.tb_frame for tb in _walk(exc.__traceback__)]
-    at = next(
-        (i for i, f in enumerate(frames) if f.f_code.co_name == "make_lineup" and "strategies" in f.f_code.co_filename),
-        None,
-    )
-    if at is None or not any(f.f_code.co_name == "__init__" for f in frames[at + 1 :]):
-        return None
-    found = frames[at].f_locals
-    seat, label, seed, game = (found.get(k) for k in ("seat", "label", "seed", "game"))
-    if type(seat) is not int or not isinstance(label, str):
-        return None
+def built_error(exc: BaseException, *, seat: int, label: str, seed: int, game: int) -> StrategyError:
+    """Return the error of the bot in `seat` whose ``__init__`` raised `exc` as its lineup was built."""
     what = f"seat {seat} ({label}) raised {named(type(exc).__name__)} as it was built: {quoted(said(exc))}"
     return StrategyError(f"{what}; reproduce with seed={seed} game={game}", seat=seat, strategy=label, what=what,
                          seed=seed, game=game, hand=0, detail=_traceback(exc))  # fmt: skip
-
-
-def _walk(tb: Any) -> Iterator[Any]:
-    while tb is not None:
-        yield tb
-        tb = tb.tb_next
 
 
 class BotErrors(NamedTuple):

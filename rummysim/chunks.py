@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 import rummysim.compiled as compiled
-from rummysim.bot_errors import built_error, is_bots, prints_to_stderr
+from rummysim.bot_errors import prints_to_stderr
 from rummysim.design import Condition, Experiment, rotated
 from rummysim.engine import speaker
 from rummysim.errors import ConfigError, WorkerError
@@ -194,11 +194,6 @@ def played(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
     try:
         with prints_to_stderr(speaker):
             return play_chunk(chunk)
-    except BaseException as exc:
-        built = built_error(exc) if is_bots(exc) else None
-        if built is None:
-            raise
-        raise built from exc
     finally:
         if note:
             with open(note, "w"):

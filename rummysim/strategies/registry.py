@@ -25,6 +25,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from rummysim.bot_errors import built_error, is_bots
 from rummysim.errors import ConfigError, SealedError, StrategyError, nearest
 from rummysim.excerpt import excerpt, key_text
 from rummysim.limits import number_within, whole_number_within
@@ -241,7 +242,7 @@ def make_lineup(
                     _sealed(pool, seat, player, label, key=strategy_key(seed, game, seat), seed=seed, game=game)
                 )
             else:
-                bots.append(make_strategy(player, rng=strategy_rng(seed, game, seat)))
+                bots.append(_built(player, seat, label, seed=seed, game=game))
             names.append(label)
         else:
             if pool is not None and not is_builtin(type(player)):
@@ -252,6 +253,18 @@ def make_lineup(
             bots.append(player)
             names.append(getattr(player, "name", "") or type(player).__name__)
     return bots, names
+
+
+def _built(spec: Spec, seat: int, label: str, *, seed: int, game: int) -> Strategy:
+    """Build the in-process bot of a seat; what its ``__init__`` raises is its `StrategyError`, naming the seat."""
+    try:
+        return make_strategy(spec, rng=strategy_rng(seed, game, seat))
+    except ConfigError:
+        raise
+    except BaseException as exc:
+        if not is_bots(exc):  # the user's Ctrl-C
+            raise
+        raise built_error(exc, seat=seat, label=label, seed=seed, game=game) from exc
 
 
 def _sealed(pool: SealedPool, seat: int, spec: Spec, label: str, *, key: int, seed: int, game: int) -> Strategy:
