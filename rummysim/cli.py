@@ -177,7 +177,7 @@ def report(results_dir: str, quiet: bool) -> None:
               help="Draw the hands to replay from this seed (default: a new one, named in the summary).")  # fmt: skip
 @_one_line_errors
 def verify(results_dir: str, n_replay: int, engine: str, sample_seed: int | None) -> None:
-    """Check a results folder: its manifest, checksums, rows, points (R8) and scores (R11).
+    """Check a results folder: manifest, checksums, rows, points (R8), scores (R11).
 
     The manifest's own checksum, fingerprint, seed and rows are recomputed; the tables
     are read in row batches, so memory stays flat at any size. Prints each problem on

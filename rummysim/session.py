@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from rummysim.errors import ConfigError, whole_number
+from rummysim.errors import ConfigError, StrategyError, whole_number
 from rummysim.game import GameResult, play_game
 from rummysim.render import scores_text
 from rummysim.rules import Rules
@@ -92,7 +92,10 @@ def play_session(
     write("Type help at any prompt for the commands, hint for a suggestion, quit to stop.")
     try:
         result = play_game([human, *bots], rules=table_rules, seed=seed, game=0)
-    except EndSession as end:
+    except StrategyError as error:  # the engine reports what any seat raises as its failure; the person's quit too
+        end = error.__cause__
+        if error.seat != human.seat or not isinstance(end, EndSession):
+            raise
         write("")
         write(f"Game stopped ({end.reason}). Scores: {scores_text(human.scores, who)}.")
         return None

@@ -7,7 +7,7 @@ one with the same pure rules the engine uses (`rummysim.moves`): a bad command i
 breaks and the same prompt again, so the engine only ever receives legal moves. Melds
 and lay-offs stay on the player's side until the discard ends the turn (``undo`` takes
 one back); `hint` says what `greedy` would do. `quit`, the end of the input or Ctrl-C
-raise `EndSession`, which the engine does not report as a bot's crash.
+raise `EndSession`, which the session knows in the engine's report of the seat's failure.
 
 The house rules (R12) are checked the same way: a lay-off before your first meld (R12.1)
 is refused with its rule; with ``take_discard: must_use`` (R12.2) the top discard may be
@@ -67,8 +67,10 @@ Writer = Callable[[str], None]
 class EndSession(BaseException):
     """The player quit or the input ended: stop the game.
 
-    A `BaseException`, like `KeyboardInterrupt`, so that the engine (which reports any
-    `Exception` from a strategy as the bot's crash) lets it through to the session.
+    The engine reports it, as anything a seat raises, as that seat's `StrategyError`; the
+    session (`rummysim.session.play`) knows it for the person's own (its cause, at the
+    person's seat) and stops the game with a message. A `BaseException`, so that no code
+    of the person's seat that catches `Exception` swallows it on the way.
     """
 
     def __init__(self, reason: str) -> None:

@@ -15,6 +15,7 @@ from rummysim.cards import CODES, card_code, parse_card, parse_cards, to_text
 from rummysim.cli import main
 from rummysim.dealing import Deal, deal
 from rummysim.engine import play_hand
+from rummysim.errors import StrategyError
 from rummysim.game import play_game
 from rummysim.melds import meld_text
 from rummysim.moves import LayOff, Meld
@@ -87,7 +88,8 @@ def play_stacked(start: Deal, commands: list[str], *, rules: Rules | None = None
     bot = bot or Scripted(fallback=Greedy())
     try:
         result = play_hand([human, bot], rules=rules, dealer=1, start=start)
-    except EndSession:
+    except StrategyError as error:  # the engine reports the person's quit as seat 0's; the session knows it
+        assert error.seat == 0 and isinstance(error.__cause__, EndSession), error
         result = None
     return typist.text, result, bot
 
