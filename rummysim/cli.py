@@ -128,6 +128,8 @@ def run(
     from rummysim.experiment import load_experiment
     from rummysim.runner import run_experiment
 
+    if secret_seed and seed is not None:
+        raise click.UsageError("--seed and --secret-seed: give one, not both (a secret seed is drawn, not given)")
     experiment = load_experiment(experiment_file)
     try:
         results = run_experiment(

@@ -169,3 +169,11 @@ def test_a_secret_run_warns_when_plug_in_bots_play_in_process_where_they_could_r
     run_experiment(experiment, out=tmp_path, n_jobs=1)
     warned = "plug-in bots that play in process can read it" in capsys.readouterr().err
     assert warned is not isolate
+
+
+def test_a_seed_and_a_secret_seed_together_are_one_line_and_nothing_is_written(tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text("name: both\nquestion: q?\nseed: 7\ngames: 4\nplayers: [greedy, greedy]\n")
+    outcome = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path), "--seed", "3", "--secret-seed"])
+    assert outcome.exit_code == 2 and "--seed and --secret-seed: give one, not both" in outcome.output
+    assert not (tmp_path / "both").exists()
