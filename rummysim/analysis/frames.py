@@ -40,10 +40,21 @@ def endings(rules: Iterable[Rules]) -> tuple[str, ...]:
 
 
 def _leaders(scores: np.ndarray) -> np.ndarray:
-    """Return the seat with the strictly highest score in each row, or -1 on a shared lead."""
-    top = scores.max(axis=1, keepdims=True)
-    sole = (scores == top).sum(axis=1) == 1
-    return np.where(sole, scores.argmax(axis=1), -1)
+    """Return the seat with the strictly highest score in each row, or -1 on a shared lead.
+
+    Column by column (a row's few seats): numpy's reductions along short rows are slow.
+    """
+    columns = list(scores.T)
+    top = columns[0].copy()
+    for column in columns[1:]:
+        np.maximum(top, column, out=top)
+    count = np.zeros(len(top), dtype=np.int64)
+    seat = np.zeros(len(top), dtype=np.int64)
+    for s, column in enumerate(columns):
+        at_top = column == top
+        count += at_top
+        seat += s * at_top
+    return np.where(count == 1, seat, -1)
 
 
 def _lead_stats(hands: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -84,7 +95,118 @@ def hand_sums(hands: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
     Beside the sums: each seat's position in the game's first hand (``start_<seat>``) and
     its score at the halfway hand (``half_<seat>``), which `join_games` turns into the
     winner's start position and whether the winner came from behind.
+
+    Tables as rummysim writes them (every hand of a game 0, 1, ..., with a row for each
+    seat 0 to n - 1, in any row order) are summed in numpy by game (`_whole_games`); any
+    other table by the plain pandas groupings (`_hand_sums_in_pandas`), which give the
+    same frame on the tables of the first kind (tests/test_frames_speed.py).
     """
+    columns = _whole_games(hands, n_players)
+    if columns is None:
+        return _hand_sums_in_pandas(hands, n_players=n_players)
+    return _sums_of_whole_games(columns, _ending_codes(hands, columns["row"][::n_players]), n_players)
+
+
+_INTEGERS = ("game", "hand", "seat", "position", "points", "score", "turns")
+_FLAGS = ("won", "went_rummy", "stalled")
+
+
+def _whole_games(hands: pd.DataFrame, n: int) -> dict[str, np.ndarray] | None:
+    """Return the columns the sums use in (game, hand, seat) order, and ``row`` (each one's row in `hands`).
+
+    None unless every game is whole: hands 0, 1, ... each with one row for each seat 0 to
+    n - 1, in int64 and bool columns. Rows already in order (as the runner writes them)
+    are not sorted.
+    """
+    if not len(hands) or len(hands) % n or any(c not in hands for c in _INTEGERS + _FLAGS):
+        return None
+    columns = {c: hands[c].to_numpy() for c in _INTEGERS + _FLAGS}
+    if any(columns[c].dtype != np.int64 for c in _INTEGERS) or any(columns[c].dtype != np.bool_ for c in _FLAGS):
+        return None
+    columns["row"] = np.arange(len(hands))
+    if not _in_whole_games(columns, n):
+        order = np.lexsort((columns["seat"], columns["hand"], columns["game"]))
+        columns = {c: v[order] for c, v in columns.items()}
+        if not _in_whole_games(columns, n):
+            return None
+    return columns
+
+
+def _in_whole_games(columns: dict[str, np.ndarray], n: int) -> bool:
+    """Return whether the rows are whole games in (game, hand, seat) order (see `_whole_games`)."""
+    seats = columns["seat"].reshape(-1, n)
+    if not (seats == np.arange(n)).all():
+        return False
+    game, hand = columns["game"].reshape(-1, n), columns["hand"].reshape(-1, n)
+    if not ((game == game[:, :1]).all() and (hand == hand[:, :1]).all()):
+        return False
+    game, hand = game[:, 0], hand[:, 0]
+    if (game[1:] < game[:-1]).any():
+        return False
+    starts = _starts(game)
+    return bool((hand == np.arange(len(hand)) - np.repeat(starts, np.diff(np.r_[starts, len(hand)]))).all())
+
+
+def _starts(game: np.ndarray) -> np.ndarray:
+    """Return where each game's run of rows begins."""
+    return np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+
+
+def _ending_codes(hands: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """Return the code in ``ENDINGS[:-1]`` of ``went_out_by`` at these rows (-1 for none or another)."""
+    went_out_by = hands["went_out_by"]
+    if isinstance(went_out_by.dtype, pd.CategoricalDtype) and list(went_out_by.cat.categories) == list(ENDINGS[:-1]):
+        return went_out_by.cat.codes.to_numpy()[rows]
+    return pd.Categorical(went_out_by.to_numpy()[rows], categories=list(ENDINGS[:-1])).codes
+
+
+def _sums_of_whole_games(columns: dict[str, np.ndarray], codes: np.ndarray, n: int) -> pd.DataFrame:
+    """Return `hand_sums` of whole games in order (`_whole_games`); `codes`: each hand's `_ending_codes`."""
+    game = columns["game"][::n]
+    starts = _starts(game)
+    n_hands = np.diff(np.r_[starts, len(game)])
+    n_games = len(starts)
+    game_of = np.repeat(np.arange(n_games), n_hands)  # each hand's game, 0 to n_games - 1
+    sums: dict[str, np.ndarray] = {"hands": n_hands}
+    first = columns["position"].reshape(-1, n)[starts]
+    sums.update({f"start_{s}": first[:, s] for s in range(n)})
+    won = np.flatnonzero(columns["won"])
+    won_game, position, points = game_of[won // n], columns["position"][won], columns["points"][won]
+    sums["decided_hands"] = np.bincount(won_game, minlength=n_games)
+    mine = (position >= 0) & (position < n)
+    by_position = np.bincount(won_game[mine] * n + position[mine], minlength=n_games * n).reshape(-1, n)
+    sums.update({f"hands_won_{p}": by_position[:, p] for p in range(n)})
+    sums["points"] = _sums_by(won_game, points, n_games)
+    rummy = columns["went_rummy"][won]
+    sums["rummies"] = np.bincount(won_game[rummy], minlength=n_games)
+    sums["rummy_points"] = _sums_by(won_game[rummy], points[rummy], n_games)
+    sums["turns"] = np.add.reduceat(columns["turns"][::n], starts)
+    stalled = columns["stalled"][::n] & (codes != ENDINGS.index("block"))  # a blocked tie ends by a block
+    ending = np.where(stalled | (codes < 0), len(ENDINGS) - 1, codes)
+    k = len(ENDINGS)
+    counts = np.bincount(game_of * k + ending, minlength=n_games * k).reshape(-1, k)
+    sums.update({f"end_{end}": counts[:, code] for code, end in enumerate(ENDINGS)})
+    scores = columns["score"].reshape(-1, n)
+    leader = _leaders(scores)
+    sole = leader >= 0
+    leader, leading_game = leader[sole], game_of[sole]
+    change = (leader[1:] != leader[:-1]) & (leading_game[1:] == leading_game[:-1])
+    sums["lead_changes"] = np.bincount(leading_game[1:][change], minlength=n_games)
+    halves = scores[starts + (n_hands + 1) // 2 - 1]
+    sums["halfway_top"] = halves.max(axis=1)
+    sums.update({f"half_{s}": halves[:, s] for s in range(n)})
+    return pd.DataFrame(sums, index=pd.Index(game[starts], name="game"))
+
+
+def _sums_by(group: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Return the int64 sums of `values` by `group` (0 to size - 1, in order)."""
+    bounds = np.searchsorted(group, np.arange(size + 1))
+    total = np.r_[0, np.cumsum(values)]
+    return total[bounds[1:]] - total[bounds[:-1]]
+
+
+def _hand_sums_in_pandas(hands: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
+    """Return `hand_sums` by pandas groupings: any table with the columns, whole games or not."""
     n = n_players
     by_game = hands.groupby("game")
     frame = pd.DataFrame({"hands": by_game["hand"].nunique()})
