@@ -101,22 +101,26 @@ def read_frames(
             if not len(rows):
                 return
         seen.check(rows)
-        condition = rows["condition"].to_numpy()
-        for code in map(int, np.unique(condition)):
+        for code, part in _by_condition(rows):
             if code in sums:
-                part = rows[condition == code]
                 sums[code].append(hand_sums(part, n_players=n_players[code]))
                 paths[code].add(part, outcomes[names[code]]["winner_seat"])
 
     carry = None
-    for batch in pq.ParquetFile(results.folder / "hands.parquet").iter_batches(
-        batch_size=batch_rows, columns=list(HAND_COLUMNS)
-    ):
+    hands_file = pq.ParquetFile(
+        results.folder / "hands.parquet"
+    )  # no read_dictionary: it ends a batch at each row group
+    for batch in hands_file.iter_batches(batch_size=batch_rows, columns=list(HAND_COLUMNS)):
         if progress is not None:
             progress(batch.num_rows)
         rows = _frame(batch, names)
-        if carry is not None:
-            rows = pd.concat([carry, rows], ignore_index=True)
+        if carry is not None:  # only the carried game's rest is joined to it, not the whole batch
+            rest = _run_length(rows, carry)
+            if rest == len(rows):
+                carry = pd.concat([carry, rows], ignore_index=True)
+                continue
+            add(pd.concat([carry, rows.iloc[:rest]], ignore_index=True))
+            rows = rows.iloc[rest:]
         whole, carry = _split_last_game(rows)
         if len(whole):
             add(whole)
@@ -135,7 +139,10 @@ def read_frames(
 
 
 def _frame(batch: pa.RecordBatch, names: list[str]) -> pd.DataFrame:
-    """Return a batch as pandas with codes for strings: condition by its place in `names` (-1 if absent)."""
+    """Return a batch as pandas with codes for strings: condition by its place in `names` (-1 if absent).
+
+    The columns are the batch's own arrays where Arrow allows (not copied into blocks).
+    """
     columns: dict[str, object] = {}
     for field in HAND_COLUMNS:
         array = batch.column(field)
@@ -146,7 +153,25 @@ def _frame(batch: pa.RecordBatch, names: list[str]) -> pd.DataFrame:
             columns[field] = pd.Categorical.from_codes(codes, categories=pd.Index(ENDINGS[:-1]))
         else:
             columns[field] = array.to_numpy(zero_copy_only=False)
-    return pd.DataFrame(columns)
+    return pd.DataFrame(columns, copy=False)
+
+
+def _run_length(rows: pd.DataFrame, carry: pd.DataFrame) -> int:
+    """Return how many of the first rows belong to the carried game (its condition and game)."""
+    condition, game = rows["condition"].to_numpy(), rows["game"].to_numpy()
+    other = np.flatnonzero((condition != carry["condition"].iloc[-1]) | (game != carry["game"].iloc[-1]))
+    return int(other[0]) if len(other) else len(rows)
+
+
+def _by_condition(rows: pd.DataFrame) -> list[tuple[int, pd.DataFrame]]:
+    """Return each condition's rows: slices where each condition's rows are together (as written), else masks."""
+    condition = rows["condition"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, condition[1:] != condition[:-1]])
+    codes = condition[starts]
+    if len(np.unique(codes)) == len(codes):
+        ends = np.r_[starts[1:], len(rows)]
+        return [(int(c), rows.iloc[a:b]) for c, a, b in zip(codes, starts, ends, strict=True)]
+    return [(int(c), rows[condition == c]) for c in np.unique(codes)]
 
 
 def _split_last_game(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
