@@ -19,7 +19,8 @@ merged in order); a table that does not is refused rather than analysed wrongly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -107,13 +108,11 @@ def read_frames(
                 paths[code].add(part, outcomes[names[code]]["winner_seat"])
 
     carry = None
-    hands_file = pq.ParquetFile(
-        results.folder / "hands.parquet"
-    )  # no read_dictionary: it ends a batch at each row group
-    for batch in hands_file.iter_batches(batch_size=batch_rows, columns=list(HAND_COLUMNS)):
+    # strings as strings, not read_dictionary, which would end a batch at each row group (thousands)
+    batches = pq.ParquetFile(results.folder / "hands.parquet").iter_batches(batch_rows, columns=list(HAND_COLUMNS))
+    for rows in _frames_ahead(batches, names):
         if progress is not None:
-            progress(batch.num_rows)
-        rows = _frame(batch, names)
+            progress(len(rows))
         if carry is not None:  # only the carried game's rest is joined to it, not the whole batch
             rest = _run_length(rows, carry)
             if rest == len(rows):
@@ -136,6 +135,26 @@ def read_frames(
         frames[name] = join_games(outcomes[name], pd.concat(parts), n_players=n_players[code])
         trajectories[name] = paths[code].means()
     return Frames(frames, trajectories)
+
+
+def _frames_ahead(batches: Iterable[pa.RecordBatch], names: list[str]) -> Iterator[pd.DataFrame]:
+    """Yield each batch's `_frame`, the next one read and made in a thread meanwhile.
+
+    Parquet's decoding and Arrow's compute let go of the GIL, so on two cores reading a
+    batch overlaps summing the last. One thread takes every batch in turn, so the rows
+    come in the file's order.
+    """
+    batches = iter(batches)
+
+    def following() -> pd.DataFrame | None:
+        batch = next(batches, None)
+        return None if batch is None else _frame(batch, names)
+
+    with ThreadPoolExecutor(1) as pool:
+        ahead = pool.submit(following)
+        while (rows := ahead.result()) is not None:
+            ahead = pool.submit(following)
+            yield rows
 
 
 def _frame(batch: pa.RecordBatch, names: list[str]) -> pd.DataFrame:
