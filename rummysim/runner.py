@@ -61,7 +61,7 @@ from rummysim.resume import FORCE as FORCE  # defined there, importable from her
 from rummysim.resume import LOCK as LOCK
 from rummysim.resume import STATE as STATE
 from rummysim.run_options import check_run_options
-from rummysim.secret_seed import commitment_fields
+from rummysim.secret_seed import commitment_fields, forget
 from rummysim.seeding import STREAMS, Secret
 from rummysim.specs import check_names
 from rummysim.strategies.registry import check_strategy, is_builtin
@@ -125,9 +125,13 @@ def run_experiment(
             if _in_process_plugins(experiment):
                 _say("secret seed: plug-in bots that play in process can read it (they share the engine's memory); "
                      "set isolate: true to keep it from them")  # fmt: skip
-        if not experiment.precision:
-            return _play(experiment, folder, **options)
-        return _sized(experiment, folder, options)
+            elif not experiment.sandbox and any(experiment.isolates(c) for c in experiment.conditions):
+                _say("secret seed: sealed bots without the sandbox can read it in the results folder, as this user; "
+                     "keep the sandbox on to keep it from them")  # fmt: skip
+        results = _sized(experiment, folder, options) if experiment.precision else _play(experiment, folder, **options)
+        if isinstance(experiment.seed, Secret):
+            forget(folder)  # the manifest reveals it now: an extension reads it there
+        return results
 
 
 def _in_process_plugins(experiment: Experiment) -> bool:

@@ -34,7 +34,12 @@ SECRET_FILE = ".secret"
 
 
 def check_seed(value: Any, *, name: str) -> int:
-    """Return a seed setting: a whole number (public) or ``secret`` (a new `Secret`); else raise `ConfigError`."""
+    """Return a seed setting: a whole number (public), ``secret`` (a new `Secret`) or a `Secret` (kept as it is).
+
+    Raise `ConfigError` for anything else.
+    """
+    if isinstance(value, Secret):  # a revealed secret, replayed: never turned into a public seed
+        return value
     if value == SECRET:
         return Secret()
     if isinstance(value, str):
@@ -89,18 +94,37 @@ def keep(folder: Path, experiment_seed: int, state: Mapping[str, Any] | None) ->
     if not isinstance(experiment_seed, Secret):
         return experiment_seed
     path = folder / SECRET_FILE
+    revealed = _revealed(folder)
     if state is not None and state.get("secret_sha256"):  # the same experiment, started before: its secret
         record = {"secret_sha256": state["secret_sha256"]}
-        if not path.exists():  # finished, and the manifest revealed it: extending the run plays on under it
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                record[SECRET] = json.loads((folder / "manifest.json").read_text()).get(SECRET)
+        if not path.exists() and revealed is not None:  # finished and revealed: an extension plays on under it
+            record[SECRET] = revealed.reveal
         return recorded(record, source=str(folder / "run.json"))
+    if revealed is not None:  # finished results without run.json (copied): their games are under this secret
+        return revealed
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w") as handle:
         handle.write(experiment_seed.reveal + "\n")
     return experiment_seed
+
+
+def _revealed(folder: Path) -> Secret | None:
+    """Return the secret a finished run's manifest in `folder` reveals (checked against its commitment), or None."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or manifest.get(SECRET) is None:
+        return None
+    return recorded(manifest, source=str(folder / "manifest.json"))
+
+
+def forget(folder: Path) -> None:
+    """Remove the kept secret once the manifest reveals it (a later extension reads it there)."""
+    with contextlib.suppress(FileNotFoundError):
+        (folder / SECRET_FILE).unlink()
 
 
 def commitment_fields(seed: int, *, reveal: bool) -> dict[str, str]:

@@ -241,3 +241,32 @@ def test_sandbox_false_in_a_file_is_listed_in_the_manifest_and_never_changes_the
     assert plain.fingerprint() == without.fingerprint()
     with pytest.raises(ConfigError, match="sandbox"):
         parse_experiment({**base, "sandbox": "maybe"}, source="s.yaml")
+
+
+@needs_sandbox
+def test_a_plug_in_named_through_a_link_or_a_relative_path_plays_sandboxed(tmp_path, monkeypatch):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "bot.py").write_text(
+        "from rummysim.strategies.greedy import Greedy\n\nclass Mine(Greedy):\n    name = 'mine'\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    for name in (f"{tmp_path}/link/bot.py:Mine", "link/bot.py:Mine", "real/../real/bot.py:Mine"):
+        with SealedPool(time_limit=20, sandboxed=True) as pool:
+            assert len(play_game([name, "greedy"], seed=1, isolate=pool).hands) > 0, name
+
+
+@needs_sandbox
+def test_a_one_file_module_inside_a_folder_already_bound_is_seen_through_it():
+    import subprocess
+    import sys
+
+    import typing_extensions  # one file in site-packages (mypy's dependency), which is bound whole
+
+    files = sandbox.bot_files({"strategy": "typing_extensions:Protocol"})
+    assert files == [typing_extensions.__file__]
+    done = subprocess.run(
+        sandbox.command([sys.executable, "-c", "import typing_extensions"], files=files, cwd="/tmp"),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr  # it once failed: a file bound over a read-only folder

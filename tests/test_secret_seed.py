@@ -26,7 +26,7 @@ from rummysim.experiment import parse_experiment
 from rummysim.results import load_results
 from rummysim.rules import Rules
 from rummysim.runner import run_experiment
-from rummysim.secret_seed import SECRET_FILE
+from rummysim.secret_seed import SECRET_FILE, keep
 from rummysim.seeding import Secret, hand_key, strategy_key
 
 SMALL_SEEDS = range(3000)
@@ -109,30 +109,50 @@ def test_both_engines_play_the_same_rows_under_a_secret():
     assert not public.equals(compiled["hands"])
 
 
-def test_a_secret_run_commits_before_play_keeps_the_secret_private_and_reveals_it_at_the_end(tmp_path, capsys):
+def test_a_secret_run_commits_before_play_and_reveals_it_at_the_end(tmp_path, capsys):
     results = run_experiment(_experiment(), out=tmp_path, n_jobs=1)
     folder = results.folder
-    state = json.loads((folder / "run.json").read_text())
-    manifest = json.loads((folder / "manifest.json").read_text())
-    kept = folder / SECRET_FILE
-    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
-    reveal = kept.read_text().strip()
-    assert reveal not in (folder / "run.json").read_text() and "secret" not in state
+    state_text = (folder / "run.json").read_text()
+    state, manifest = json.loads(state_text), json.loads((folder / "manifest.json").read_text())
+    reveal = manifest["secret"]
+    assert reveal not in state_text and "secret" not in state and manifest["experiment"]["seed"] == "secret"
     assert state["secret_sha256"] == manifest["secret_sha256"] == hashlib.sha256(reveal.encode()).hexdigest()
-    assert manifest["secret"] == reveal and manifest["experiment"]["seed"] == "secret"
     assert manifest["secret_sha256"] in capsys.readouterr().err
     assert load_results(folder).experiment.seed == Secret.revealed(reveal)
+    assert not (folder / SECRET_FILE).exists()  # revealed: no longer kept apart
 
 
-def test_a_resumed_or_extended_secret_run_plays_on_under_its_secret_and_force_draws_a_new_one(tmp_path):
+def test_a_running_secret_is_kept_for_its_owner_only_and_a_stopped_run_resumes_under_it(tmp_path):
+    secret = Secret()
+    assert keep(tmp_path, secret, None) is secret
+    kept = tmp_path / SECRET_FILE
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and kept.read_text().strip() == secret.reveal
+    resumed = keep(tmp_path, Secret(), {"secret_sha256": secret.commitment})  # a new draw, the old run's state
+    assert resumed == secret and type(resumed) is Secret
+    with pytest.raises(ConfigError, match="does not match the commitment"):
+        keep(tmp_path, Secret(), {"secret_sha256": Secret().commitment})
+    assert keep(tmp_path, 2026, None) == 2026  # a public seed is kept nowhere
+
+
+def test_an_extended_or_copied_secret_run_plays_on_under_its_secret_and_force_draws_a_new_one(tmp_path):
     first = run_experiment(_experiment(games=6), out=tmp_path, n_jobs=1)
-    before = first.hands.copy()
-    (first.folder / "manifest.json").unlink()  # as if stopped before the end: it resumes from its chunks
-    again = run_experiment(_experiment(games=10), out=tmp_path, n_jobs=1)
-    assert again.hands[again.hands.game < 6].reset_index(drop=True).equals(before.reset_index(drop=True))
+    before = first.hands.copy().reset_index(drop=True)
+    again = run_experiment(_experiment(games=8), out=tmp_path, n_jobs=1)  # finished: extended under its reveal
+    assert again.hands[again.hands.game < 6].reset_index(drop=True).equals(before)
+    (again.folder / "run.json").unlink()  # results copied without their state
+    copied = run_experiment(_experiment(games=10), out=tmp_path, n_jobs=1)
+    assert copied.hands[copied.hands.game < 6].reset_index(drop=True).equals(before)
+    assert copied.experiment.seed == first.experiment.seed
     forced = run_experiment(_experiment(games=6), out=tmp_path, n_jobs=1, force=True)
     assert forced.experiment.seed != first.experiment.seed
-    assert not forced.hands.equals(before)
+    assert not forced.hands.reset_index(drop=True).equals(before)
+
+
+def test_a_revealed_secret_given_back_stays_a_secret():
+    secret = Secret()
+    replayed = _experiment(seed=2026).with_overrides(seed=secret)
+    assert type(replayed.seed) is Secret and replayed.seed == secret
+    assert replayed.to_dict()["seed"] == "secret"
 
 
 def test_an_edited_reveal_is_refused_and_verify_replays_a_secret_run(tmp_path):
@@ -177,3 +197,15 @@ def test_a_seed_and_a_secret_seed_together_are_one_line_and_nothing_is_written(t
     outcome = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path), "--seed", "3", "--secret-seed"])
     assert outcome.exit_code == 2 and "--seed and --secret-seed: give one, not both" in outcome.output
     assert not (tmp_path / "both").exists()
+
+
+def test_a_secret_run_warns_when_sealed_bots_play_without_the_sandbox(tmp_path, capsys):
+    bot = tmp_path / "mine.py"
+    bot.write_text("from rummysim.strategies.greedy import Greedy\n\nclass Mine(Greedy):\n    name = 'mine'\n")
+    experiment = parse_experiment(
+        {"name": "bare", "question": "q?", "seed": "secret", "games": 2, "isolate": True, "sandbox": False,
+         "players": [f"{bot}:Mine", "greedy"]},
+        source="t.yaml",
+    )  # fmt: skip
+    run_experiment(experiment, out=tmp_path, n_jobs=1)
+    assert "sealed bots without the sandbox can read it" in capsys.readouterr().err

@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -69,7 +70,7 @@ def bot_files(spec: Mapping[str, Any]) -> list[str]:
     if not target:
         return []
     if target.endswith(".py") or "/" in target or "\\" in target:
-        return [str(Path(target).resolve())]
+        return [os.path.abspath(target)]  # as the spec names it (the server loads that path), links and all
     try:
         found = importlib.util.find_spec(target.partition(".")[0])
     except (ImportError, ValueError):
@@ -109,7 +110,7 @@ def unavailable() -> str | None:
         return f"it needs Linux, and this is {sys.platform}"
     if shutil.which("unshare") is None:
         return "it needs util-linux's unshare, which is not on the PATH"
-    probe = command([sys.executable, "-I", "-S", "-c", "import os; os.listdir('/proc')"], files=[], cwd="/tmp")
+    probe = command([sys.executable, "-c", "import rummysim.strategies.sealed_host"], files=[], cwd="/tmp")
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as error:

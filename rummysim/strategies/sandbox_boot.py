@@ -32,7 +32,8 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVA
     1, 2, 4, 8, 32, 4096, 16384, 1 << 18,
 )  # fmt: skip
 MNT_DETACH = 2
-SYS_PIVOT_ROOT = 155  # x86-64
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+"""pivot_root's system call number on each machine (the C library has no wrapper for it)."""
 PR_CAPBSET_DROP = 24
 CLONE_THREAD = 0x00010000
 SCMP_ACT_ALLOW = 0x7FFF0000
@@ -57,8 +58,15 @@ def _mount(source: str | None, target: str, kind: str | None, flags: int, data: 
     )  # fmt: skip
 
 
+_BOUND: list[str] = []
+"""The paths bound so far, read-only: what lies under them is seen already."""
+
+
 def _bind(path: str, *, writable: bool = False) -> None:
     """Bind `path` at the same path under the new root, read-only unless `writable`."""
+    if any(path == done or path.startswith(done.rstrip("/") + "/") for done in _BOUND):
+        return  # already seen through a folder bound before (a module inside site-packages, say)
+    _BOUND.append(path)
     target = ROOT + path
     if os.path.isdir(path):
         os.makedirs(target, exist_ok=True)
@@ -70,8 +78,11 @@ def _bind(path: str, *, writable: bool = False) -> None:
         _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_REC)
 
 
-def build_root(binds: list[str], scratch_mib: int) -> None:
-    """Make the new root: a tmpfs of `scratch_mib` holding read-only binds, devices and a private /proc."""
+def build_root(binds: list[str], scratch_mib: int, cwd: str) -> None:
+    """Make the new root: a tmpfs of `scratch_mib` holding read-only binds, devices, a private /proc and `cwd`."""
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        raise OSError(f"pivot_root's system call number is not known on {os.uname().machine}")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here leaks back to the machine
     os.makedirs(ROOT, exist_ok=True)
     _mount("tmpfs", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mib}m,mode=755")
@@ -84,8 +95,9 @@ def build_root(binds: list[str], scratch_mib: int) -> None:
     os.makedirs(ROOT + "/proc")
     _mount("proc", ROOT + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     os.makedirs(ROOT + "/tmp", mode=0o1777, exist_ok=True)
+    os.makedirs(ROOT + cwd, exist_ok=True)  # the run's folder, empty: a plug-in's relative path is read from it
     os.makedirs(ROOT + "/.old")
-    _check(_libc.syscall(SYS_PIVOT_ROOT, ROOT.encode(), (ROOT + "/.old").encode()), "pivot_root")
+    _check(_libc.syscall(number, ROOT.encode(), (ROOT + "/.old").encode()), "pivot_root")
     os.chdir("/")
     _check(_libc.umount2(b"/.old", MNT_DETACH), "detaching the old root")
     os.rmdir("/.old")
@@ -134,9 +146,13 @@ def _drop_capabilities() -> None:
 
 def main() -> None:
     config = json.loads(sys.argv[1])
-    library = ctypes.util.find_library("seccomp")  # found before the machine is hidden
-    seccomp = ctypes.CDLL(library, use_errno=True) if library else None
-    build_root(config["binds"], config["limits"]["scratch_mib"])
+    try:
+        library = ctypes.util.find_library("seccomp")  # found before the machine is hidden
+        seccomp = ctypes.CDLL(library, use_errno=True) if library else None
+        build_root(config["binds"], config["limits"]["scratch_mib"], config["cwd"])
+    except OSError as error:  # one line on stderr, then the channel closes
+        print(f"sandbox: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+        os._exit(70)
     child = os.fork()
     if child == 0:
         try:
