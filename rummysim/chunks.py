@@ -263,6 +263,7 @@ def worker_died(notes: str, error: str) -> WorkerError:
     codes = re.search(r"exit codes of the workers are \{(.*)\}", error)
     how = re.sub(r"EXIT\((-?\d+)\)", r"exit code \1", codes.group(1)) if codes else "no exit code known"
     how = re.sub(r"(SIG\w+)\(-\d+\)", r"killed by \1", how)
+    how = ", ".join(dict.fromkeys(how.split(", ")))  # two workers ended alike: said once
     where = ("while playing " + (playing[0] if len(playing) == 1 else "one of: " + "; ".join(playing[:4]))
              if playing else "between chunks")  # fmt: skip
     return WorkerError(
