@@ -12,7 +12,6 @@ size or backend.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import platform
 import shutil
@@ -32,18 +31,15 @@ from rummysim.engine_choice import Choice, choose_engine
 from rummysim.errors import BotError, ConfigError, DiskError, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.ledger import LEDGER, Ledger, chunk_span
-from rummysim.manifest import seal
 from rummysim.measures import MEASURES
 from rummysim.progress import AnalysisBar, RunBar, hand_rows
 from rummysim.replay import blame
 from rummysim.results import (
-    MANIFEST,
     Results,
     load_results,
     merge_chunks,
     write_chunk,
     write_manifest,
-    write_text_atomic,
 )
 from rummysim.resume import (
     AGAIN,
@@ -273,7 +269,7 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         chunk_games=chunk_games,
     )  # fmt: skip
     with writing(folder, "writing the manifest"):
-        write_text_atomic(json.dumps(manifest, indent=2), folder / MANIFEST)
+        write_manifest(folder, manifest)
         shutil.rmtree(chunk_dir)
         (folder / LEDGER).unlink(missing_ok=True)
     return load_results(folder)
@@ -332,9 +328,9 @@ def _manifest(
 ) -> dict[str, Any]:  # fmt: skip
     """Return the run's manifest: what was played, how, where and by which versions, and its tables.
 
-    Sealed: its last key is its own checksum (`rummysim.manifest.seal`), checked wherever it is read.
+    `rummysim.results.write_manifest` seals it: its last key is its own checksum, checked wherever it is read.
     """
-    manifest = {
+    return {
         "rummysim_version": __version__,
         "git_commit": provenance.git_commit(),
         "experiment": experiment.to_dict(),
@@ -364,4 +360,3 @@ def _manifest(
         "chunk_games": chunk_games,
         "tables": {kind: {"file": f"{kind}.parquet", **record} for kind, record in records.items()},
     }
-    return seal(manifest)
