@@ -26,6 +26,22 @@ from rummysim.melds import lane_sequences, meld_text
 from rummysim.rules import Ace, Rules
 
 _ACE_HIGH_SEQUENCE_END = (1 << ACE) | (1 << (KING - 1)) | (1 << KING)  # Q-K-A in one lane
+_COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39
+"""The lowest rank's card in each of the four lanes: a rank's bit times this is the rank's four cards."""
+
+
+def _group_options(mask: int, bit: int) -> tuple[int, ...]:
+    """Return the groups to try at one rank of three or four cards (`bit`, its lane bit): none, all of it, and
+    with four of a rank each of its four triples (R5.1)."""
+    column = bit * _COLUMN
+    present = mask & column
+    if present == column:
+        return (0, present, present ^ bit, present ^ bit << 13, present ^ bit << 26, present ^ bit << 39)
+    return (0, present)
+
+
+_new = tuple.__new__
+"""Build a named tuple from a tuple of its fields, in order: a Python call fewer than ``Cls(...)``."""
 
 
 class Arrangement(NamedTuple):
@@ -122,12 +138,13 @@ class Arranger:
     def _deadwood_one_group_rank(self, lanes: tuple[int, int, int, int], bit: int) -> int:
         """Least deadwood when exactly one rank can form a group: none, all, or one of four triples."""
         table = self._lane_deadwood
-        base = [table[lane] for lane in lanes]
-        kept = sum(base)
-        grouped = sum(table[lane & ~bit] for lane in lanes)
-        if (lanes[0] & lanes[1] & lanes[2] & lanes[3]) & bit:  # four of a rank: a triple leaves one
-            best_triple = min(base[i] - table[lanes[i] & ~bit] for i in range(4))
-            return min(kept, grouped, grouped + best_triple)
+        c, d, h, s = lanes
+        # each lane's least deadwood with the rank's card (k) and without it (g): sums and minima written out
+        kc, kd, kh, ks = table[c], table[d], table[h], table[s]
+        gc, gd, gh, gs = table[c & ~bit], table[d & ~bit], table[h & ~bit], table[s & ~bit]
+        kept, grouped = kc + kd + kh + ks, gc + gd + gh + gs
+        if c & d & h & s & bit:  # four of a rank: a triple leaves one
+            return min(kept, grouped, grouped + min(kc - gc, kd - gd, kh - gh, ks - gs))
         return min(kept, grouped)
 
     def has_meld(self, mask: int) -> bool:
@@ -177,7 +194,7 @@ class Arranger:
         dead = self._lane_dead_cards
         if dead[c] == c and dead[d] == d and dead[h] == h and dead[s] == s:  # no sequence at all
             table = self._lane_deadwood
-            return Arrangement((), mask, table[c] + table[d] + table[h] + table[s])
+            return _new(Arrangement, ((), mask, table[c] + table[d] + table[h] + table[s]))
         return self._with_lanes((c, d, h, s), ())
 
     def deadwood_cards(self, mask: int) -> int:
@@ -196,10 +213,12 @@ class Arranger:
         """
         c, d, h, s = lanes
         by_suit = self._suit_sequences
-        melds = tuple(sorted((*groups, *by_suit[0][c], *by_suit[1][d], *by_suit[2][h], *by_suit[3][s])))
+        melds = (*groups, *by_suit[0][c], *by_suit[1][d], *by_suit[2][h], *by_suit[3][s])
+        if len(melds) > 1:
+            melds = tuple(sorted(melds))
         dead, table = self._lane_dead_cards, self._lane_deadwood
         cards = dead[c] | dead[d] << 13 | dead[h] << 26 | dead[s] << 39
-        return Arrangement(melds, cards, table[c] + table[d] + table[h] + table[s])
+        return _new(Arrangement, (melds, cards, table[c] + table[d] + table[h] + table[s]))  # (melds, cards, points)
 
     def _arrange_grouped(self, mask: int, group_ranks: int) -> Arrangement:
         if group_ranks.bit_count() > self.MAX_ENUMERATED_GROUP_RANKS:
@@ -207,18 +226,18 @@ class Arranger:
         return self._arrange_enumerated(mask, group_ranks)
 
     def _arrange_enumerated(self, mask: int, group_ranks: int) -> Arrangement:
-        """Try every choice of groups over the ranks that have three or four cards."""
+        """Try every choice of groups over the ranks that have three or four cards.
+
+        Choices are tried rank by rank from the ace up, the last rank's varying fastest, and
+        the first of least deadwood is kept.
+        """
+        if not group_ranks & (group_ranks - 1):
+            return self._arrange_one_group_rank(mask, group_ranks)
         options: list[tuple[int, ...]] = []
         while group_ranks:  # rank by rank, from the ace up
             low = group_ranks & -group_ranks
             group_ranks ^= low
-            column = low | low << 13 | low << 26 | low << 39
-            present = mask & column
-            if present == column:  # four of a rank: no group, the four, or one of its four triples
-                triples = (present ^ low, present ^ low << 13, present ^ low << 26, present ^ low << 39)
-                options.append((0, present, *triples))
-            else:
-                options.append((0, present))
+            options.append(_group_options(mask, low))
         table = self._lane_deadwood
         best_value: int | None = None
         best_groups: tuple[int, ...] = ()
@@ -229,6 +248,20 @@ class Arranger:
                 best_value, best_groups = value, tuple(g for g in combo if g)
         rest = mask ^ sum(best_groups)
         return self._with_lanes((rest & LANE, rest >> 13 & LANE, rest >> 26 & LANE, rest >> 39), best_groups)
+
+    def _arrange_one_group_rank(self, mask: int, bit: int) -> Arrangement:
+        """`_arrange_enumerated` for one rank of three or four cards: the same choices in the same order."""
+        table = self._lane_deadwood
+        best_value, best_group = -1, 0
+        for group in _group_options(mask, bit):
+            rest = mask ^ group
+            value = table[rest & LANE] + table[rest >> 13 & LANE] + table[rest >> 26 & LANE] + table[rest >> 39]
+            if best_value < 0 or value < best_value:
+                best_value, best_group = value, group
+        rest = mask ^ best_group
+        return self._with_lanes(
+            (rest & LANE, rest >> 13 & LANE, rest >> 26 & LANE, rest >> 39), (best_group,) if best_group else ()
+        )
 
     def _arrange_by_ranks(self, mask: int) -> Arrangement:
         """Exact arrangement of a holding of any size by dynamic programming over ranks.

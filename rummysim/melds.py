@@ -14,7 +14,7 @@ with the card added is itself a legal meld (R6.1).
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 
 from rummysim.cards import (
     KING,
@@ -85,7 +85,6 @@ def can_lay_off(meld: int, card: int, ace: Ace = Ace.LOW) -> bool:
     return not meld & bit and (meld | bit) in meld_set(ace)
 
 
-@lru_cache(maxsize=1 << 14)
 def lay_off_fits(meld: int, ace: Ace = Ace.LOW) -> int:
     """Return the mask of every card that could be laid off on a legal meld (R6.1).
 
@@ -93,8 +92,29 @@ def lay_off_fits(meld: int, ace: Ace = Ace.LOW) -> int:
     >>> to_text(lay_off_fits(parse_cards("8H 9H TH")))
     '7H JH'
     """
-    legal = meld_set(ace)
-    return sum(1 << card for card in range(52) if not meld >> card & 1 and meld | 1 << card in legal)
+    return lay_off_table(ace)[meld]
+
+
+class _Fits(dict[int, int]):
+    """Each legal meld's lay-off fits; any other mask's are computed when asked and not kept."""
+
+    def __init__(self, ace: Ace) -> None:
+        super().__init__()
+        self.ace = ace
+        self.update((meld, self.__missing__(meld)) for meld in meld_table(ace))
+
+    def __missing__(self, meld: int) -> int:
+        legal = meld_set(self.ace)
+        return sum(1 << card for card in range(52) if not meld >> card & 1 and meld | 1 << card in legal)
+
+
+@cache
+def lay_off_table(ace: Ace) -> dict[int, int]:
+    """Return a mapping of a meld to `lay_off_fits` for it: a look-up for the hot loops of planners (R6.1).
+
+    Every legal meld is in it; any other mask's fits are computed when looked up.
+    """
+    return _Fits(ace)
 
 
 def meld_kind(meld: int) -> MeldKind:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from rummysim.arrangement import Arranger, arranger
 from rummysim.cards import card_points, highest_card, iter_cards
-from rummysim.core import may_lay_off
+from rummysim.core import NO_CARD, leaves_legal_holding, may_lay_off
+from rummysim.melds import lay_off_table
 from rummysim.moves import Meld, Pile, Play
-from rummysim.rules import LayOffWhen, Rules, TakeDiscard
+from rummysim.rules import GoingOut, LayOffWhen, Rules, TakeDiscard
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
-from rummysim.strategies.tactics import fitting_cards, lay_off_all, leaves_legal_holding
+from rummysim.strategies.tactics import fitting_cards, lay_off_all
 
 
 def takes_discard(
@@ -63,7 +64,10 @@ def _melds_and_lay_offs(
         return [], holding
     melds: list[Play] = [Meld(m) for m in best.melds]
     dead = best.deadwood_cards
-    if not (fits | fitting_cards(best.melds, arr.ace)) & dead:
+    fits_of = lay_off_table(arr.ace)
+    for meld in best.melds:  # fitting_cards(best.melds), written out
+        fits |= fits_of[meld]
+    if not fits & dead:
         return melds, dead  # no card left fits any meld: lay_off_all would lay none off
     lay_offs, left = lay_off_all(dead, table + list(best.melds), arr.ace)
     return [*melds, *lay_offs], left
@@ -80,14 +84,16 @@ def plan_plays(
     """
     lays_off = may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD)
     plays, left = _melds_and_lay_offs(holding, table, fits, arr, lays_off)
-    if not left and plays and not leaves_legal_holding(0, n_played=1, rules=rules, taken=taken):
+    # tactics.leaves_legal_holding's arguments, made once
+    discard_to_go_out, taken_card = rules.going_out is GoingOut.DISCARD, NO_CARD if taken is None else taken
+    if not left and plays and not leaves_legal_holding(0, 1, discard_to_go_out, taken_card):
         ace_value = rules.ace_value
         for card in sorted(iter_cards(holding), key=lambda c: (-card_points(c, ace_value=ace_value), -c)):
             if card != taken:
                 held_plays, held_left = _melds_and_lay_offs(holding ^ 1 << card, table, fits, arr, lays_off)
                 if not held_left:
                     return held_plays, 1 << card
-    while plays and not leaves_legal_holding(left, n_played=len(plays), rules=rules, taken=taken):
+    while plays and not leaves_legal_holding(left, len(plays), discard_to_go_out, taken_card):
         dropped = plays.pop()
         left |= dropped.cards if isinstance(dropped, Meld) else 1 << dropped.card
     return plays, left
@@ -152,7 +158,8 @@ class Greedy(Strategy):
         takes = takes_discard(view.holding, top, fits=fits, arr=arr, rules=view.rules, melded=melded, table=self._masks)
         return _DISCARD if takes else _STOCK
 
-    # A holding in which `play` found no meld: `discard` then knows every card is deadwood.
+    # A holding in which `play` found no meld, or that its plays leave with none: `discard` then knows
+    # every card is deadwood.
     _meldless: int = -1
     _meldless_arranger: Arranger | None = None
 
@@ -165,7 +172,9 @@ class Greedy(Strategy):
             self._meldless, self._meldless_arranger = holding, arr
             return []
         melded = view.has_melded[view.seat]
-        plays, _ = plan_plays(holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr, melded=melded)
+        plays, left = plan_plays(holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr, melded=melded)
+        if not arr.has_meld(left):  # so, as a rule, what a best arrangement leaves: the discard's fast path holds
+            self._meldless, self._meldless_arranger = left, arr
         return plays
 
     def discard(self, view: PlayerView) -> int:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import rummysim.core as core
 from rummysim.cards import iter_cards
-from rummysim.melds import can_lay_off, lay_off_fits, meld_table
+from rummysim.melds import can_lay_off, lay_off_table, meld_table
 from rummysim.moves import LayOff
 from rummysim.rules import Ace, GoingOut, Rules
 
@@ -25,9 +25,10 @@ def lay_offs_in(holding: int, table: Sequence[int], ace: Ace) -> list[LayOff]:
 
 def fitting_cards(table: Sequence[int], ace: Ace) -> int:
     """Return the mask of every card that could be laid off somewhere on the table (R6.1)."""
+    fits_of = lay_off_table(ace)
     fits = 0
     for meld in table:
-        fits |= lay_off_fits(meld, ace)
+        fits |= fits_of[meld]
     return fits
 
 
@@ -35,18 +36,22 @@ def lay_off_all(holding: int, table: list[int], ace: Ace) -> tuple[list[LayOff],
     """Lay off every card that fits, repeating so chains fit too (R6.1, R6.3).
 
     `table` (the melds' masks) is updated in place; return the lay-offs and the holding left.
+    Each pass lays off on every meld in turn the lowest card that fits it.
     """
+    fits_of = lay_off_table(ace)
+    fits = [fits_of[meld] for meld in table]  # each meld's fits, looked up again only when it grows
     plays: list[LayOff] = []
     changed = True
     while changed and holding:
         changed = False
-        for i, meld in enumerate(table):
-            fits = lay_off_fits(meld, ace) & holding
-            if fits:
-                low = fits & -fits  # the lowest card that fits
+        for i, meld_fits in enumerate(fits):
+            fit = meld_fits & holding
+            if fit:
+                low = fit & -fit  # the lowest card that fits
                 plays.append(LayOff(low.bit_length() - 1, i))
                 holding ^= low  # place((play,), holding=holding, melds=table), written out
                 table[i] |= low
+                fits[i] = fits_of[table[i]]
                 changed = True
     return plays, holding
 
