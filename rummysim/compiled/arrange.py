@@ -1,6 +1,6 @@
 """Compiled least-deadwood arrangements: the twin of `rummysim.arrangement.Arranger` (R5, R8.2, R9).
 
-The lookup tables are the reference's own (`rummysim.compiled.lookups.Lookups.of` reads
+The lookup tables are the reference's own (`rummysim.compiled.lookups.lookups_of` reads
 them from the `Arranger` of the rules), and every tie is broken as the reference breaks it: the groups tried
 in `itertools.product` order, the dynamic programme's states in the order a Python
 dict would hold them, the first best kept. So an arrangement, not only its deadwood,

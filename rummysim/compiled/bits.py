@@ -38,12 +38,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 def kernel(*, inline: bool = False) -> Callable[[F], F]:
     """Compile a function with numba, cached on disk, without reference counting.
 
-    Numba counts references to every array a compiled function receives: with the state
-    and the tables passed as tuples of arrays, that was some 60 ns a call around work of
-    a few nanoseconds. So the kernels run without it (numba's ``_nrt=False``) and
-    allocate nothing: each array comes from the caller that made it (`state.new_hand`,
-    `game.play_games`, `playouts.judge`, which keep numba's defaults). `inline` inlines
-    the function into its callers.
+    Numba counts references to every array a compiled function receives, at some
+    nanoseconds a call around work of a few. So the kernels run without it (numba's
+    ``_nrt=False``) and allocate nothing: each array comes from the caller that made it
+    (`state.new_hand`, `game.play_games`, `playouts.judge`, which keep numba's defaults).
+    The state and the tables are numpy records (`state.HAND`, `lookups.LOOKUPS`), which a
+    call passes as one pointer each, so the policies are called, each compiled once.
+
+    `inline` inlines the function into its callers in numba's IR, for the small ones a
+    call would cost more than their work. Numba re-reads and copies an inlined function's
+    IR at every call site, so inlining a large function that inlines others made the
+    first compile take minutes; a called kernel is compiled once.
     """
     options: dict[str, Any] = {"cache": True, "_nrt": False}
     if inline:

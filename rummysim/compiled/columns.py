@@ -17,10 +17,11 @@ import pyarrow as pa
 from numba import njit
 
 from rummysim.cards import CODES
-from rummysim.compiled.arrange import Lookups
 from rummysim.compiled.bits import popcount
 from rummysim.compiled.game import play_games
 from rummysim.compiled.layout import GAME_COLUMNS, HAND_COLUMNS, PARAMS, POLICIES, UNIFORM, WENT_OUT_BY, settings_array
+from rummysim.compiled.lookups import lookups_of
+from rummysim.compiled.state import new_hand
 from rummysim.results import SCHEMAS
 from rummysim.rules import Ace, Rules
 from rummysim.seeding import game_hands_keys, game_keys, strategy_rng, stream_key
@@ -29,9 +30,9 @@ from rummysim.strategies import make_strategy
 
 
 @cache
-def tables_of(rules: Rules) -> Lookups:
-    """Return the lookup tables of the rules' ace setting and value (cached per rules)."""
-    return Lookups.of(rules)
+def tables_of(rules: Rules) -> np.ndarray:
+    """Return the lookup tables of the rules' ace setting and value, a one-record array (cached per rules)."""
+    return lookups_of(rules)
 
 
 def lineup_arrays(players: Sequence[Spec]) -> tuple[np.ndarray, np.ndarray]:
@@ -127,6 +128,7 @@ def play_chunk_tables(
         stop,
         keys,
         audit,
+        new_hand(rules.n_players),
     )
     labels = [strategy_label(p) for p in players]
     return to_tables(condition, labels, hands, games), hands.shape[0] // rules.n_players

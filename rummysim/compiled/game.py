@@ -76,7 +76,7 @@ from rummysim.compiled.policies import (
     uniform_draw,
     uniform_plays,
 )
-from rummysim.compiled.state import DRAWN, MELDS, PILE, REBUILDS, SEEN, STOCK, TAKEN, TURN, Hand, apply_play, new_hand
+from rummysim.compiled.state import DRAWN, MELDS, PILE, REBUILDS, SEEN, STOCK, TAKEN, TURN, Hand, apply_play
 from rummysim.core import (
     block_points,
     block_winner,
@@ -166,9 +166,9 @@ def check_cards(h: Hand) -> None:
     """Raise unless each of the 52 cards is in exactly one place: a holding, a pile or a meld (R1.2)."""
     seen = 0
     total = 0
-    for mask in h.holdings:
-        seen |= mask
-        total += popcount(mask)
+    for seat in range(h.seats):
+        seen |= h.holdings[seat]
+        total += popcount(h.holdings[seat])
     for i in range(h.counts[MELDS]):
         seen |= h.table[i]
         total += popcount(h.table[i])
@@ -307,12 +307,13 @@ def _grow(rows: np.ndarray, needed: int) -> np.ndarray:
 @kernel()
 def _score_hand(tb: Lookups, rules: np.ndarray, h: Hand, winner: int, how: int, rummy: bool) -> tuple[int, int]:
     """Score a hand that ended (R8, R12.3): return the winner (-1: none) and its points; fill ``h.values``."""
-    for seat in range(h.holdings.size):
+    for seat in range(h.seats):
         h.values[seat] = points(tb, h.holdings[seat])
+    values = h.values[: h.seats]
     if how == OUT_BY_BLOCK:  # the lowest hand value wins the differences; a tie, nothing (R12.3)
-        winner = block_winner(h.values)
-        return winner, block_points(h.values, winner) if winner >= 0 else 0
-    return winner, out_points(h.values, rummy, rules[RUMMY_MULTIPLIER]) if winner >= 0 else 0
+        winner = block_winner(values)
+        return winner, block_points(values, winner) if winner >= 0 else 0
+    return winner, out_points(values, rummy, rules[RUMMY_MULTIPLIER]) if winner >= 0 else 0
 
 
 @kernel()
@@ -321,7 +322,7 @@ def _hand_rows(
     winner: int, gained: int, how: int, rummy: bool, multiplier: int,
 ) -> None:  # fmt: skip
     """Write a hand's row per seat from ``rows[row]`` on (`HAND_COLUMNS`, `rummysim.records.hand_records`)."""
-    n = h.holdings.size
+    n = h.seats
     for seat in range(n):
         r = rows[row + seat]
         r[H_GAME], r[H_HAND], r[H_SEAT], r[H_STRATEGY], r[H_DEALER] = game, hand, seat, labels[seat], dealer
@@ -355,8 +356,8 @@ def _game_rows(
 
 @njit(cache=True)
 def play_games(
-    tb: Lookups, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, hands_keys: np.ndarray,
-    dealer_keys: np.ndarray, start: int, stop: int, stream_keys: np.ndarray, audit: bool,
+    tables: np.ndarray, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, hands_keys: np.ndarray,
+    dealer_keys: np.ndarray, start: int, stop: int, stream_keys: np.ndarray, audit: bool, store: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Play games ``start`` to ``stop`` of one condition (R3-R11); return the hand rows and the game rows.
 
@@ -367,7 +368,7 @@ def play_games(
     checks the cards after every turn (R1.2).
     """
     n = rules[N_PLAYERS]
-    h = new_hand(n)
+    tb, h = tables[0], store[0]
     hands = np.zeros((64 * n * max(stop - start, 1), len(HAND_COLUMNS)), np.int64)
     games = np.zeros((n * (stop - start), len(GAME_COLUMNS)), np.int64)
     policies = np.empty(n, np.int64)
@@ -381,7 +382,7 @@ def play_games(
             labels[seat] = (seat + game) % n
             policies[seat] = lineup[labels[seat]]
             params[seat] = lineup_params[labels[seat]]
-        h.keys[:] = stream_keys[game - start]
+        h.keys[:n] = stream_keys[game - start]
         h.draws[:] = 0
         first_dealer = below(draw(dealer_keys[game - start], 0), n)
         dealer = first_dealer

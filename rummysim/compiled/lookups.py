@@ -1,6 +1,6 @@
 """The lookup tables of the compiled arrangement and policies: one rules' `Arranger` tables as arrays.
 
-`Lookups.of` reads them from the reference's `rummysim.arrangement.Arranger` and
+`lookups_of` reads them from the reference's `rummysim.arrangement.Arranger` and
 `rummysim.melds.meld_table`, so the compiled kernels (`rummysim.compiled.arrange`,
 `rummysim.compiled.policies`) look up the very numbers the reference computes.
 """
@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import NamedTuple
+from typing import Protocol
 
 import numpy as np
 
@@ -21,8 +21,12 @@ LANE = (1 << N_RANKS) - 1
 """One suit's 13 ranks: the bits of a lane."""
 
 
-class Lookups(NamedTuple):
-    """The lookup tables of one ace setting and ace value, as arrays for compiled code."""
+class Lookups(Protocol):
+    """The fields of a `LOOKUPS` record: one rules' lookup tables, as compiled code reads them.
+
+    A record, not a tuple of arrays: numba passes a record to a called kernel as one pointer,
+    where a tuple of eleven arrays cost some 80 arguments a call.
+    """
 
     lane_deadwood: np.ndarray
     """Least sequences-only deadwood of each 13-bit lane."""
@@ -38,7 +42,8 @@ class Lookups(NamedTuple):
     rank_order: np.ndarray
     """Ranks by points then rank, highest first (`rummysim.cards.highest_card`)."""
     melds: np.ndarray
-    """Every legal meld, sorted (`rummysim.melds.meld_table`)."""
+    """Every legal meld, sorted (`rummysim.melds.meld_table`): the first ``n_melds``."""
+    n_melds: int
     with_start: np.ndarray
     with_melds: np.ndarray
     """The melds holding card c are ``with_melds[with_start[c]:with_start[c + 1]]``, in table order."""
@@ -46,22 +51,46 @@ class Lookups(NamedTuple):
     """Subsets of up to four high-ace candidates, as index masks, in `itertools.combinations` order."""
     ace_high: bool
 
-    @classmethod
-    def of(cls, rules: Rules) -> Lookups:
-        arr = arranger(rules)
-        table = meld_table(rules.ace)
-        with_start, with_melds = [0], []
-        for card in range(52):
-            with_melds += [m for m in table if m >> card & 1]
-            with_start.append(len(with_melds))
-        values = [card_points(r, ace_value=rules.ace_value) for r in range(N_RANKS)]
-        order = sorted(range(N_RANKS), key=lambda r: (values[r], r), reverse=True)
-        subsets = [sum(1 << i for i in combo) for k in range(5) for combo in itertools.combinations(range(4), k)]
-        i64 = np.int64
-        return cls(
-            np.array(arr._lane_deadwood, i64), np.array(arr._lane_choice, i64), np.array(arr._lane_dead_cards, i64),
-            np.array(lane_points(rules.ace_value), i64), np.array(arr._lane_in_sequence, i64), np.array(values, i64),
-            np.array(order, i64), np.array(table, i64), np.array(with_start, i64), np.array(with_melds, i64),
-            np.array(subsets, i64),
-            rules.ace is Ace.HIGH_OR_LOW,
-        )  # fmt: skip
+
+_MELDS = max(len(meld_table(ace)) for ace in Ace)
+_WITH = max(sum(bin(meld).count("1") for meld in meld_table(ace)) for ace in Ace)
+"""Room for the meld table of any ace setting, and for its melds listed under each of their cards."""
+_LANES = 1 << N_RANKS
+LOOKUPS = np.dtype(
+    [
+        *((name, np.int64, (_LANES,)) for name in ("lane_deadwood", "lane_choice", "lane_dead", "lane_points")),
+        ("lane_in_sequence", np.int64, (_LANES,)),
+        ("values", np.int64, (N_RANKS,)),
+        ("rank_order", np.int64, (N_RANKS,)),
+        ("melds", np.int64, (_MELDS,)),
+        ("n_melds", np.int64),
+        ("with_start", np.int64, (53,)),
+        ("with_melds", np.int64, (_WITH,)),
+        ("high_subsets", np.int64, (16,)),
+        ("ace_high", np.bool_),
+    ],
+    align=True,
+)
+"""The record of `Lookups`."""
+
+
+def lookups_of(rules: Rules) -> np.ndarray:
+    """Return the lookup tables of `rules` as a one-record array of `LOOKUPS` (kernels read ``tables[0]``)."""
+    arr = arranger(rules)
+    table = meld_table(rules.ace)
+    with_start, with_melds = [0], []
+    for card in range(52):
+        with_melds += [m for m in table if m >> card & 1]
+        with_start.append(len(with_melds))
+    values = [card_points(r, ace_value=rules.ace_value) for r in range(N_RANKS)]
+    tables = np.zeros(1, LOOKUPS)
+    tb = tables[0]
+    tb["lane_deadwood"], tb["lane_choice"], tb["lane_dead"] = arr._lane_deadwood, arr._lane_choice, arr._lane_dead_cards
+    tb["lane_points"], tb["lane_in_sequence"] = lane_points(rules.ace_value), arr._lane_in_sequence
+    tb["values"] = values
+    tb["rank_order"] = sorted(range(N_RANKS), key=lambda r: (values[r], r), reverse=True)
+    tb["melds"][: len(table)], tb["n_melds"] = table, len(table)
+    tb["with_start"], tb["with_melds"][: len(with_melds)] = with_start, with_melds
+    tb["high_subsets"] = [sum(1 << i for i in combo) for k in range(5) for combo in itertools.combinations(range(4), k)]
+    tb["ace_high"] = rules.ace is Ace.HIGH_OR_LOW
+    return tables

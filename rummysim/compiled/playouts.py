@@ -45,21 +45,22 @@ FULL_DECK = (1 << 52) - 1
 @kernel()
 def _score(tb: Lookups, h: Hand, winner: int, me: int, rummy: bool, multiplier: int) -> float:
     """`rollout.score`: +points if I went out, -points if another seat did (R8)."""
-    for seat in range(h.holdings.size):
+    for seat in range(h.seats):
         h.values[seat] = points(tb, h.holdings[seat])
-    won = out_points(h.values, rummy, multiplier)
+    won = out_points(h.values[: h.seats], rummy, multiplier)
     return float(won if winner == me else -won)
 
 
 @kernel()
 def _block_score(tb: Lookups, h: Hand, me: int) -> float:
     """`rollout.block_score`: the lowest hand value wins the differences (R12.3); 0 for a tie."""
-    for seat in range(h.holdings.size):
+    for seat in range(h.seats):
         h.values[seat] = points(tb, h.holdings[seat])
-    winner = block_winner(h.values)
+    values = h.values[: h.seats]
+    winner = block_winner(values)
     if winner < 0:
         return 0.0
-    won = block_points(h.values, winner)
+    won = block_points(values, winner)
     return float(won if winner == me else -won)
 
 
@@ -67,7 +68,7 @@ def _block_score(tb: Lookups, h: Hand, me: int) -> float:
 def _cut_off(tb: Lookups, h: Hand, me: int) -> float:
     """`rollout._cut_off`: how far ahead I am in points held, halved."""
     least = -1
-    for seat in range(h.holdings.size):
+    for seat in range(h.seats):
         if seat != me:
             held = points(tb, h.holdings[seat])
             if least < 0 or held < least:
@@ -104,7 +105,7 @@ def _playout(
     tb: Lookups, rules: np.ndarray, h: Hand, seat: int, me: int, depth: int, hope: float, key: np.uint64
 ) -> float:
     """`rollout.playout`: the hand played on from `seat`'s draw by greedy for every seat; my reward."""
-    n = h.holdings.size
+    n = h.seats
     block = rules[STOCK_OUT] == 1
     for _ in range(depth):
         if blocked(h.counts[STOCK], block):
@@ -123,7 +124,7 @@ def _playout(
 @kernel()
 def _load(h: Hand, cards: np.ndarray, sizes: np.ndarray, fits: np.ndarray, has_melded: np.ndarray) -> None:
     """Set the hand to one determinized position (see `judge` for the layout of `cards` and `sizes`)."""
-    n = h.holdings.size
+    n = h.seats
     n_stock, n_pile, n_table = sizes[0], sizes[1], sizes[2]
     for seat in range(n):  # loops: slices would copy (no allocations here)
         h.holdings[seat], h.has_melded[seat] = cards[seat], has_melded[seat]
@@ -141,8 +142,9 @@ def _load(h: Hand, cards: np.ndarray, sizes: np.ndarray, fits: np.ndarray, has_m
 
 @njit(cache=True)
 def judge(
-    tb: Lookups, rules: np.ndarray, cards: np.ndarray, sizes: np.ndarray, has_melded: np.ndarray, keys: np.ndarray,
-    me: int, kind: int, options: np.ndarray, melded: bool, depth: int, hope: float, later_hope: float,
+    tables: np.ndarray, rules: np.ndarray, cards: np.ndarray, sizes: np.ndarray, has_melded: np.ndarray,
+    keys: np.ndarray, me: int, kind: int, options: np.ndarray, melded: bool, depth: int, hope: float,
+    later_hope: float, store: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
     """Return my reward per (candidate, position): `rollout._reward` for every pair.
 
@@ -153,7 +155,7 @@ def judge(
     """
     n_positions, n = has_melded.shape
     out = np.zeros((options.size, n_positions))
-    h = new_hand(n)
+    tb, h = tables[0], store[0]
     fits = np.empty(cards.shape[1], np.int64)
     for s in range(n_positions):
         key = keys[s]
@@ -195,6 +197,7 @@ def rewards(positions: Sequence[Position], decision: Decision, rules: Rules) -> 
         np.array([p.has_melded for p in positions], np.int64).reshape(len(positions), n),
         np.array([p.key for p in positions], np.uint64), decision.me, decision.kind,
         np.array(decision.options, np.int64), decision.melded, decision.depth, decision.hope, decision.later_hope,
+        new_hand(n),
     )  # fmt: skip
 
 

@@ -51,7 +51,7 @@ def _lowers(tb: Lookups, h: Hand, holding: int, top: int) -> bool:
     return deadwood(tb, with_top, h.scratch) < deadwood(tb, holding, h.scratch)
 
 
-@kernel(inline=True)
+@kernel()
 def greedy_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
     """`greedy.takes_discard`: True to take the top discard (it lays off or lowers the least deadwood).
 
@@ -67,7 +67,7 @@ def greedy_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
         return False
     if rules[TAKE_DISCARD] == 0:
         return True
-    left = plan_plays(tb, rules, h, holding | 1 << top, top, melded)[1]  # inlined: a call here slows every turn
+    left = plan_plays(tb, rules, h, holding | 1 << top, top, melded)[1]
     return not left >> top & 1
 
 
@@ -113,7 +113,7 @@ def _melds_and_lay_offs_call(tb: Lookups, h: Hand, holding: int, fits: int, lays
     return _melds_and_lay_offs(tb, h, holding, fits, lays_off)
 
 
-@kernel(inline=True)
+@kernel()
 def plan_plays(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int, melded: bool) -> tuple[int, int]:
     """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
     discard_only = rules[GOING_OUT] == 1
@@ -160,7 +160,7 @@ def highest_card(tb: Lookups, mask: int) -> int:
     return -1
 
 
-@kernel(inline=True)
+@kernel()
 def greedy_discard(tb: Lookups, h: Hand, seat: int) -> int:
     """`greedy.choose_discard`: the highest deadwood card other than the one taken (R4.3, R4.5)."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
@@ -180,14 +180,8 @@ def greedy_discard(tb: Lookups, h: Hand, seat: int) -> int:
     return best
 
 
-@kernel()
-def greedy_discard_call(tb: Lookups, h: Hand, seat: int) -> int:
-    """`greedy_discard`, compiled once and called, not inlined: for the discards that fall back on greedy's."""
-    return greedy_discard(tb, h, seat)
-
-
 # -- rummy_hunter (rummysim.strategies.rummy_hunter) --------------------------------------------
-@kernel(inline=True)
+@kernel()
 def hunter_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, params: np.ndarray) -> int:
     """`rummy_hunter.hunting_plays`: greedy's plays, or none while hunting unless out this turn (R8.3).
 
@@ -198,7 +192,7 @@ def hunter_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, params: np.
     n, left = plan_plays(tb, rules, h, h.holdings[seat], taken, melded)
     if melded or popcount(left) <= 1:
         return n
-    n_players = h.holdings.size
+    n_players = h.seats
     if (rules[TAKE_DISCARD] == 1 and taken >= 0) or (rules[STOCK_OUT] == 1 and h.counts[STOCK] < n_players):
         return n
     others = 1 << 60
@@ -215,7 +209,7 @@ def hunter_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, params: np.
 def unseen(h: Hand, seat: int) -> int:
     """`Cautious.unseen`: cards in no known holding, not on the table nor in the piles."""
     mask = FULL_DECK & ~h.holdings[seat] & ~h.counts[SEEN] & ~pile_mask(h)
-    for other in range(h.known.size):
+    for other in range(h.seats):
         mask &= ~h.known[other]
     return mask
 
@@ -236,7 +230,7 @@ def danger(tb: Lookups, h: Hand, seat: int, card: int, params: np.ndarray, hidde
     """`Cautious.danger`: the expected melds `card` would give the next player (1 if it lays off)."""
     if fits >> card & 1:
         return 1.0
-    nxt = (seat + 1) % h.holdings.size
+    nxt = (seat + 1) % h.seats
     known = h.known[nxt]
     n_unseen = popcount(hidden)
     n_hidden = h.sizes[nxt] - popcount(known)
@@ -254,14 +248,14 @@ def danger(tb: Lookups, h: Hand, seat: int, card: int, params: np.ndarray, hidde
     return min(expected, 1.0)
 
 
-@kernel(inline=True)
+@kernel()
 def cautious_discard(tb: Lookups, h: Hand, seat: int, params: np.ndarray) -> int:
     """`Cautious.discard`: the deadwood card of highest points less hope and danger, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
     allowed = holding & ~(1 << taken) if taken >= 0 else holding
     dead = deadwood_cards(tb, holding, h.scratch) & allowed
     if not dead:
-        return greedy_discard_call(tb, h, seat)
+        return greedy_discard(tb, h, seat)
     hidden, fits = unseen(h, seat), table_fits(h)
     best, best_score = -1, 0.0
     while dead:
@@ -277,14 +271,14 @@ def cautious_discard(tb: Lookups, h: Hand, seat: int, params: np.ndarray) -> int
     return best
 
 
-@kernel(inline=True)
+@kernel()
 def hopeful_discard(tb: Lookups, h: Hand, seat: int, hope: float, hidden: int) -> int:
     """`cautious.hopeful_discard`: the deadwood card of highest points less `hope` x its potential, else greedy's."""
     holding, taken = h.holdings[seat], h.counts[TAKEN]
     allowed = holding & ~(1 << taken) if taken >= 0 else holding
     dead = deadwood_cards(tb, holding, h.scratch) & allowed
     if not dead:
-        return greedy_discard_call(tb, h, seat)
+        return greedy_discard(tb, h, seat)
     best, best_score = -1, 0.0
     while dead:
         card = lowest(dead)
@@ -315,7 +309,8 @@ def _uniform_options(
     discard_only = rules[GOING_OUT] == 1
     options = h.options
     k = 0
-    for meld in tb.melds:
+    for i in range(tb.n_melds):
+        meld = tb.melds[i]
         uses = meld & holding == meld and (pending < 0 or meld >> pending & 1)
         if uses and leaves_legal_holding(holding ^ meld, 1, discard_only, taken):
             options[k, 0], options[k, 1], options[k, 2] = 0, meld, 0
@@ -343,7 +338,7 @@ def _uniform_options_call(
     return _uniform_options(tb, rules, h, holding, n_ext, melded, pending, taken)
 
 
-@kernel(inline=True)
+@kernel()
 def uniform_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
     """`Uniform.draw`: a random pile among those allowed (R4.6, R12.2); True for the discard pile."""
     top = top_discard(h)
@@ -358,7 +353,7 @@ def uniform_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
     return pick(h, seat, 2) == 1
 
 
-@kernel(inline=True)
+@kernel()
 def uniform_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> int:
     """`Uniform.play`: pick among "stop" and every legal meld and lay-off, again and again.
 

@@ -1,6 +1,6 @@
 """The compiled engine's state of one hand: arrays a hand's kernels share, and the table's moves.
 
-`Hand` is the compiled twin of the reference engine's private `_Hand` (a named tuple of
+`Hand` is the compiled twin of the reference engine's private `_Hand` (a numpy record of
 arrays, which numba passes by reference): holdings, the discard pile (bottom first),
 the stock (top last), the melds on the table with the cards that would lay off on each
 (R6.1), the public card memory that `cautious` keeps, and each seat's counter-based
@@ -9,10 +9,9 @@ stream. Small counters live in ``counts`` at the indices named below.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Protocol
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from rummysim.cards import KING
@@ -28,9 +27,17 @@ MAX_MELDS = 26
 """Room on the table: 52 cards make at most 17 melds."""
 
 
-class Hand(NamedTuple):
-    """One hand's state, as arrays (see the module's docstring)."""
+MAX_SEATS = 6
+"""Room for the largest table (R1.1): per-seat fields hold ``seats`` entries, the rest are zero."""
+_EXT = MAX_MELDS + 20
+_OPTIONS = 400 + 52 * _EXT
 
+
+class Hand(Protocol):
+    """The fields of a `HAND` record (see the module's docstring)."""
+
+    seats: int
+    """How many seats play: the per-seat fields' first ``seats`` entries are theirs."""
     holdings: np.ndarray
     sizes: np.ndarray
     has_melded: np.ndarray
@@ -60,16 +67,42 @@ class Hand(NamedTuple):
     """Per seat, the points it holds once the hand ends (R8.2): room for the scoring of the rules core."""
 
 
-@njit(cache=True)
-def new_hand(n: int) -> Hand:
-    i64 = np.int64
-    return Hand(
-        np.zeros(n, i64), np.zeros(n, i64), np.zeros(n, i64), np.zeros(52, i64), np.zeros(52, i64),
-        np.zeros(MAX_MELDS, i64), np.zeros(MAX_MELDS, i64), np.zeros(8, i64), np.zeros(n, i64),
-        np.zeros(n, np.uint64), np.zeros(n, i64), np.zeros(OUT_SIZE, i64), np.zeros((60, 3), i64),
-        np.zeros(MAX_MELDS + 20, i64), np.zeros(MAX_MELDS + 20, i64), np.zeros(52, i64),
-        np.zeros((400 + 52 * (MAX_MELDS + 20), 3), i64), np.zeros(n, i64),
-    )  # fmt: skip
+_I64, _U64 = np.int64, np.uint64
+HAND = np.dtype(
+    [
+        ("seats", _I64),
+        *((name, _I64, (MAX_SEATS,)) for name in ("holdings", "sizes", "has_melded")),
+        ("pile", _I64, (52,)),
+        ("stock", _I64, (52,)),
+        ("table", _I64, (MAX_MELDS,)),
+        ("fits", _I64, (MAX_MELDS,)),
+        ("counts", _I64, (8,)),
+        ("known", _I64, (MAX_SEATS,)),
+        ("keys", _U64, (MAX_SEATS,)),
+        ("draws", _I64, (MAX_SEATS,)),
+        ("scratch", _I64, (OUT_SIZE,)),
+        ("plays", _I64, (60, 3)),
+        ("ext", _I64, (_EXT,)),
+        ("ext_fits", _I64, (_EXT,)),
+        ("deck", _I64, (52,)),
+        ("options", _I64, (_OPTIONS, 3)),
+        ("values", _I64, (MAX_SEATS,)),
+    ],
+    align=True,
+)
+"""The record of `Hand`: numba passes it to a called kernel as one pointer (a tuple of its
+18 arrays cost some 130 arguments a call, so every kernel had to be inlined)."""
+
+
+def new_hand(n: int) -> np.ndarray:
+    """Return room for a hand of `n` seats: a one-record array of `HAND` (kernels read ``store[0]``).
+
+    Made by the caller of a kernel, so the record outlives every use of it (a record holds
+    no reference to its array).
+    """
+    store = np.zeros(1, HAND)
+    store[0]["seats"] = n
+    return store
 
 
 @kernel(inline=True)
