@@ -18,6 +18,9 @@ from rummysim.records import HandRecord, TurnRecord, hand_records
 from rummysim.rules import Rules
 from rummysim.trace import turn_record
 
+_VALUES: dict[WentOutBy | None, str | None] = {None: None, **{way: way.value for way in WentOutBy}}
+"""How a hand ended as its records write it: each member's text (an enum's ``value`` is a slow property)."""
+
 
 class HandResult(NamedTuple):
     """What `play_hand` returns: the records and the public log of the hand."""
@@ -76,7 +79,7 @@ def finish(state: Played, *, winner: int | None, went_out_by: WentOutBy | None, 
     records = hand_records(
         game=state.game, hand=state.hand, dealer=state.dealer, names=state.names, scores=state.scores,
         holdings=holdings, holding_points=left, winner=winner, points=won_points,
-        went_out_by=went_out_by.value if went_out_by is not None else None, went_rummy=went_rummy,
+        went_out_by=_VALUES[went_out_by], went_rummy=went_rummy,
         multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
     )  # fmt: skip
     return tuple.__new__(HandResult, (  # by position: a Python call fewer than HandResult(...)

@@ -66,6 +66,14 @@ class _Blocked(Exception):
 class _Hand:
     """The private, mutable state of one hand."""
 
+    # slots: the turn reads and writes these attributes some hundred times a turn, and a slot is the fastest
+    # attribute (an instance dict of more than 30 keys no longer shares its keys, and reads slow down)
+    __slots__ = (
+        "audit", "dealer", "discard_pile", "discards", "drawn", "draws", "errors", "game", "hand", "has_melded",
+        "history", "holdings", "key", "n", "n_rebuilds", "names", "observers", "plays", "reads", "rules", "scores",
+        "seat_rules", "sizes", "start", "stock", "strategies", "table", "taken", "trace", "turn", "watched",
+    )  # fmt: skip
+
     def __init__(
         self, strategies: Sequence[Strategy], *, rules: Rules, names: Sequence[str], start: Deal, dealer: int,
         scores: tuple[int, ...], key: int, seed: int, game: int, hand: int, trace: bool, audit: bool,
@@ -88,7 +96,11 @@ class _Hand:
         self.stock = list(reversed(start.stock))  # top at the end, for pop()
         self.table: Table = start.table
         # a tuple, shared by the views, made anew in the rare turn that changes it
-        self.has_melded = tuple(any(m.melded_by == seat for m in start.table) for seat in range(self.n))
+        self.has_melded = (
+            tuple(any(m.melded_by == seat for m in start.table) for seat in range(self.n))
+            if start.table
+            else (False,) * self.n
+        )
         self.history: list[Event] = []
         self.errors = BotErrors(names, rules, seed, game, hand, time_limit)
         # each decision's bound methods by seat, looked up once per hand rather than once per question;
@@ -108,9 +120,6 @@ class _Hand:
         self.n_rebuilds = 0
         self.drawn: int | None = None
         self.taken: int | None = None
-        self.seen: PlayerView | None = None
-        """The view the seat was asked to play with, reused for its discard when it played nothing."""
-        self.seen_at = 0
         self.trace: list[TurnRecord] | None = [] if trace else None
         self.audit = audit
 
@@ -188,9 +197,10 @@ class _Hand:
             self.drawn = self.taken = None
             start_event = len(history)
             self.draw(seat)
-            went_out_by = self.play(seat, must_use)
-            if went_out_by is None:
-                went_out_by = self.discard(seat)
+            seen, seen_at = self.view(seat), len(history)
+            went_out_by = self.play(seat, seen, must_use)
+            if went_out_by is None:  # the discard is asked with the play's view again, unless the seat played
+                went_out_by = self.discard(seat, seen if len(history) == seen_at else self.view(seat))
             if self.trace is not None:
                 self.trace.append(turn_record(
                     history[start_event:], game=self.game, hand=self.hand, turn=self.turn, seat=seat,
@@ -235,14 +245,9 @@ class _Hand:
         if self.watched:
             self.watch(drew)
 
-    def play(self, seat: int, must_use: bool) -> WentOutBy | None:
-        """Ask the seat for its melds and lay-offs, check and make them (R4.2, R4.4, R4.7, R5, R6, R7.2, R12.1,
-        R12.2); return how it went out, if it did.
-
-        The view it was asked with is kept for the discard when nothing was played.
-        """
-        self.seen = seen = self.view(seat)
-        self.seen_at = len(self.history)
+    def play(self, seat: int, seen: PlayerView, must_use: bool) -> WentOutBy | None:
+        """Ask the seat, shown `seen`, for its melds and lay-offs, check and make them (R4.2, R4.4, R4.7, R5, R6,
+        R7.2, R12.1, R12.2); return how it went out, if it did."""
         try:
             answer: Any = self.plays[seat](seen)
             if answer is not None and not (type(answer) in (list, tuple) and not answer) and self.reads:
@@ -260,10 +265,10 @@ class _Hand:
             raise self.errors.illegal(seat, f"play {shown(answer)}", taken_unused(self.taken))
         return went_out_by
 
-    def discard(self, seat: int) -> WentOutBy | None:
-        """Ask the seat for its discard, check it and make it (R4.3, R4.5, R7.1); return DISCARD if it went out."""
-        seen = self.seen if self.seen is not None and len(self.history) == self.seen_at else self.view(seat)
-        try:  # the play's view again, unless the seat played
+    def discard(self, seat: int, seen: PlayerView) -> WentOutBy | None:
+        """Ask the seat, shown `seen`, for its discard, check it and make it (R4.3, R4.5, R7.1); return DISCARD if it
+        went out."""
+        try:
             answer: Any = self.discards[seat](seen)
             if type(answer) is not int and self.reads:
                 answer = read_discard(answer)

@@ -118,10 +118,17 @@ def permutation(key: int, n: int) -> list[int]:
         return order
     steps, bounds = _steps(n)
     z = steps + np.uint64(key)  # uint64 arrays wrap around, as the 64-bit arithmetic must
-    z = (z ^ (z >> _S30)) * _U_MIX1
-    z = (z ^ (z >> _S27)) * _U_MIX2
+    z ^= z >> _S30  # mix64, in place
+    z *= _U_MIX1
+    z ^= z >> _S27
+    z *= _U_MIX2
     z ^= z >> _S31
-    for i, j in zip(range(n - 1, 0, -1), (((z >> _S32) * bounds) >> _S32).tolist(), strict=True):
+    z >>= _S32  # below(u, n - i), in place
+    z *= bounds
+    z >>= _S32
+    i = n
+    for j in z.tolist():  # the swaps of i = n - 1 down to 1
+        i -= 1
         order[i], order[j] = order[j], order[i]
     return order
 

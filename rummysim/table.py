@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from rummysim.cards import FULL_DECK, card_code, to_text
 from rummysim.core import NO_CARD, keeps_taken, leaves_legal_holding, may_lay_off
-from rummysim.melds import MeldKind, can_lay_off, is_meld, meld_kind, meld_text
+from rummysim.melds import MeldKind, can_lay_off, is_meld, meld_kind, meld_set, meld_text
 from rummysim.moves import LaidOff, LayOff, Meld, Melded, Play, Rejected, card_or_shown
 from rummysim.rules import GoingOut, LayOffWhen, Rules, TakeDiscard
 
@@ -54,6 +54,9 @@ class TableMeld(NamedTuple):
 
 _new = tuple.__new__
 """Build a named tuple from a tuple of all its fields, in order: a Python call fewer than ``Cls(...)``."""
+
+# the settings' members, read through their enum classes once rather than at every call
+_AFTER_MELD, _DISCARD_TO_GO_OUT, _MUST_USE = LayOffWhen.AFTER_MELD, GoingOut.DISCARD, TakeDiscard.MUST_USE
 
 Table = tuple[TableMeld, ...]
 """The melds on the table, in the order played; `LayOff.meld` indexes it."""
@@ -104,17 +107,21 @@ def apply_plays(
     """
     after: Table = tuple(table)
     events: list[Melded | LaidOff] = []
+    legal = meld_set(rules.ace)
     # R12.1: whether the seat has a meld of its own on the table, melds earlier in these plays included
-    after_meld = rules.lay_off is LayOffWhen.AFTER_MELD
+    after_meld = rules.lay_off is _AFTER_MELD
     melded = after_meld and any(m.melded_by == seat for m in after)
     for play in plays:
-        event = _checked(play, seat, holding, after, rules, melded)
+        # a plain, legal meld is checked inline (`_checked`'s tests, in one): `_checked` rules on any other play
+        if type(play) is Meld and type(cards := play.cards) is int and cards & holding == cards and cards in legal:
+            event: Melded | LaidOff = _new(Melded, (seat, cards, len(after)))  # event_of(play): (seat, cards, meld)
+        else:
+            event = _checked(play, seat, holding, after, rules, melded)
         holding, after = apply_event(event, holding=holding, table=after)
         events.append(event)
         melded = melded or type(event) is Melded
-    discard_to_go_out = rules.going_out is GoingOut.DISCARD
     taken_card = NO_CARD if taken is None else taken
-    if not leaves_legal_holding(holding, len(events), discard_to_go_out, taken_card):
+    if not leaves_legal_holding(holding, len(events), rules.going_out is _DISCARD_TO_GO_OUT, taken_card):
         if not holding:
             raise Rejected(
                 "R7.2", "the plays leave no card, but with going_out: discard the last card must be discarded"
@@ -124,7 +131,7 @@ def apply_plays(
             f"the plays leave only {card_code(taken_card)}, taken from the discard pile this turn, "
             "which may not be discarded",
         )
-    if keeps_taken(holding, taken_card, rules.take_discard is TakeDiscard.MUST_USE):
+    if keeps_taken(holding, taken_card, rules.take_discard is _MUST_USE):
         raise taken_unused(taken_card)
     return _new(Applied, (holding, after, tuple(events)))  # (holding, table, events)
 
@@ -169,7 +176,7 @@ def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules, 
         if not (isinstance(play.meld, int) and 0 <= play.meld < len(table)):
             raise Rejected("R6.1", f"{play}: there is no meld {play.meld!r}; the table has {len(table)}")
         meld = table[play.meld].cards
-        if not may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD):
+        if not may_lay_off(melded, rules.lay_off is _AFTER_MELD):
             raise Rejected(
                 "R12.1", f"{play}: with lay_off: after_meld a player lays off only once they have melded this hand"
             )
