@@ -21,19 +21,29 @@ import itertools
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from rummysim.cards import ACE, KING, LANE, N_RANKS, CardsLike, card_code, card_points, iter_cards, parse_cards, points
+from rummysim.cards import (
+    ACE,
+    COLUMN,
+    KING,
+    LANE,
+    N_RANKS,
+    CardsLike,
+    card_code,
+    card_points,
+    iter_cards,
+    parse_cards,
+    points,
+)
 from rummysim.melds import lane_sequences, meld_text
 from rummysim.rules import Ace, Rules
 
 _ACE_HIGH_SEQUENCE_END = (1 << ACE) | (1 << (KING - 1)) | (1 << KING)  # Q-K-A in one lane
-_COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39
-"""The lowest rank's card in each of the four lanes: a rank's bit times this is the rank's four cards."""
 
 
 def _group_options(mask: int, bit: int) -> tuple[int, ...]:
     """Return the groups to try at one rank of three or four cards (`bit`, its lane bit): none, all of it, and
     with four of a rank each of its four triples (R5.1)."""
-    column = bit * _COLUMN
+    column = bit * COLUMN  # the rank's four cards
     present = mask & column
     if present == column:
         return (0, present, present ^ bit, present ^ bit << 13, present ^ bit << 26, present ^ bit << 39)
@@ -168,8 +178,7 @@ class Arranger:
         rank = card % N_RANKS
         if self._lane_in_sequence[mask >> (card - rank) & LANE] >> rank & 1:
             return True
-        column = mask >> rank  # the rank's four cards, one a lane apart
-        return (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) >= 3
+        return (mask >> rank & COLUMN).bit_count() >= 3  # three of the rank's four cards, one a lane apart
 
     def lowers(self, mask: int, card: int) -> bool:
         """Return True if adding a card to a holding lowers its least deadwood (R5, R8.2).
@@ -179,10 +188,11 @@ class Arranger:
         """
         with_card = mask | 1 << card
         rank = card % N_RANKS  # self.in_meld(card, with_card), written out: a call fewer on every draw
-        if not self._lane_in_sequence[with_card >> (card - rank) & LANE] >> rank & 1:
-            column = with_card >> rank
-            if (column & 1) + (column >> 13 & 1) + (column >> 26 & 1) + (column >> 39 & 1) < 3:
-                return False
+        if (
+            not self._lane_in_sequence[with_card >> (card - rank) & LANE] >> rank & 1
+            and (with_card >> rank & COLUMN).bit_count() < 3
+        ):
+            return False
         return self.deadwood(with_card) < self.deadwood(mask)
 
     def arrange(self, mask: int) -> Arrangement:

@@ -38,6 +38,8 @@ RANKS = "A23456789TJQK"
 LANE = (1 << N_RANKS) - 1  # the 13 bits of one suit
 FULL_DECK = (1 << N_CARDS) - 1
 ACE, KING = 0, 12
+COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39
+"""The ace of each suit: a mask shifted down by a rank and masked with this holds that rank's cards, a lane apart."""
 
 _RANK_OF_TEXT = {r: i for i, r in enumerate(RANKS)} | {"10": 9}
 CODES: tuple[str, ...] = tuple(RANKS[c % N_RANKS] + SUITS[c // N_RANKS] for c in range(N_CARDS))
@@ -184,7 +186,5 @@ def highest_card(mask: int, *, ace_value: int = 1) -> int:
     rank = _top_ranks(ace_value)[(mask | mask >> 13 | mask >> 26 | mask >> 39) & LANE]  # rank_span, inline
     if rank < 0:
         raise CardError("highest_card: no cards given")
-    for suit in (39, 26, 13, 0):  # the lanes of S, H, D, C: the higher suit first
-        if mask >> (suit + rank) & 1:
-            return suit + rank
-    raise AssertionError("unreachable: the rank is in the mask")
+    # the rank's cards, one a lane apart from bit 0 (clubs) to bit 39 (spades): the highest bit is the higher suit
+    return rank + (mask >> rank & COLUMN).bit_length() - 1

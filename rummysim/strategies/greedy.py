@@ -19,7 +19,7 @@ from rummysim.cards import card_points, highest_card, iter_cards
 from rummysim.core import NO_CARD, leaves_legal_holding, may_lay_off
 from rummysim.melds import lay_off_table
 from rummysim.moves import Meld, Pile, Play
-from rummysim.rules import GoingOut, LayOffWhen, Rules, TakeDiscard
+from rummysim.rules import Ace, GoingOut, LayOffWhen, Rules, TakeDiscard
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
 from rummysim.strategies.tactics import fitting_cards, lay_off_all
 
@@ -49,15 +49,18 @@ def plays_taken(
 
 
 def _melds_and_lay_offs(
-    holding: int, table: list[int], fits: int, arr: Arranger, lays_off: bool = True
+    holding: int, table: list[int], fits: int, arr: Arranger, lays_off: bool = True, *, meld_known: bool = False
 ) -> tuple[list[Play], int]:
     """Return the best arrangement's melds, every lay-off after them, and the holding left (R5, R6).
 
     `fits` is `fitting_cards(table)`: with the new melds' own fits it tells when nothing is left to lay off.
     Without `lays_off` (R12.1: the seat has not melded) it lays off only after a meld of its own.
+    `meld_known` says the caller found a meld in the holding already (`Arranger.has_meld`).
+
+    The holding left holds no meld: a best arrangement's deadwood holds none (melding it would leave less).
     """
     table_fits = fits if lays_off else 0
-    if not table_fits & holding and not arr.has_meld(holding):
+    if not table_fits & holding and not (meld_known or arr.has_meld(holding)):
         return [], holding  # nothing to play: what the arrangement below would find, found faster
     best = arr.arrange(holding)
     if not best.melds and not table_fits & holding:
@@ -82,8 +85,20 @@ def plan_plays(
     `melded` tells whether the seat has melded this hand (with ``lay_off: after_meld`` it lays
     off only then, or after a meld of this turn, R12.1).
     """
+    plays, left, _ = _plan(holding, table, fits=fits, rules=rules, taken=taken, arr=arr, melded=melded)
+    return plays, left
+
+
+def _plan(
+    holding: int, table: list[int], *, fits: int, rules: Rules, taken: int | None, arr: Arranger, melded: bool,
+    meld_known: bool = False,
+) -> tuple[list[Play], int, bool]:  # fmt: skip
+    """Return `plan_plays`' plays and holding left, and whether that holding surely holds no meld.
+
+    It does unless plays were taken back so as not to leave a holding the rules forbid (R4.7, R7.2).
+    """
     lays_off = may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD)
-    plays, left = _melds_and_lay_offs(holding, table, fits, arr, lays_off)
+    plays, left = _melds_and_lay_offs(holding, table, fits, arr, lays_off, meld_known=meld_known)
     # tactics.leaves_legal_holding's arguments, made once
     discard_to_go_out, taken_card = rules.going_out is GoingOut.DISCARD, NO_CARD if taken is None else taken
     if not left and plays and not leaves_legal_holding(0, 1, discard_to_go_out, taken_card):
@@ -92,11 +107,13 @@ def plan_plays(
             if card != taken:
                 held_plays, held_left = _melds_and_lay_offs(holding ^ 1 << card, table, fits, arr, lays_off)
                 if not held_left:
-                    return held_plays, 1 << card
+                    return held_plays, 1 << card, True
+    meldless = True
     while plays and not leaves_legal_holding(left, len(plays), discard_to_go_out, taken_card):
         dropped = plays.pop()
         left |= dropped.cards if isinstance(dropped, Meld) else 1 << dropped.card
-    return plays, left
+        meldless = False
+    return plays, left, meldless
 
 
 def choose_discard(holding: int, *, taken: int | None, rules: Rules, arr: Arranger) -> int:
@@ -109,6 +126,25 @@ def choose_discard(holding: int, *, taken: int | None, rules: Rules, arr: Arrang
     return min(
         iter_cards(allowed), key=lambda c: (deadwood(holding ^ 1 << c), -card_points(c, ace_value=rules.ace_value), -c)
     )
+
+
+_last_table: tuple[tuple[TableMeld, ...], Ace | None, list[int], int] = ((), None, [], 0)
+"""The last table a greedy bot looked at, its ace setting, its melds' masks and the cards that lay off on it."""
+
+
+def _table_fits(table: tuple[TableMeld, ...], ace: Ace) -> tuple[list[int], int]:
+    """Return the melds' masks of a table (never to be changed) and the cards that lay off on it (R6.1).
+
+    Every seat of a hand looks at each new table: the last one's answer is kept for the next seat.
+    """
+    global _last_table
+    last = _last_table  # read once: the four parts always belong together
+    if last[0] is table and last[1] is ace:
+        return last[2], last[3]
+    masks = [meld.cards for meld in table]  # PlayerView.table_masks
+    fits = fitting_cards(masks, ace)
+    _last_table = (table, ace, masks, fits)
+    return masks, fits
 
 
 _STOCK, _DISCARD = Pile.STOCK, Pile.DISCARD  # a member read through its enum class costs a lookup each time
@@ -139,8 +175,8 @@ class Greedy(Strategy):
     def _fitting(self, view: PlayerView) -> int:
         """Return the cards that lay off on the table, recomputed only when the table changes."""
         if view.table is not self._fits_table:
-            self._masks = view.table_masks
-            self._fits_table, self._fits = view.table, fitting_cards(self._masks, view.rules.ace)
+            self._fits_table = table = view.table
+            self._masks, self._fits = _table_fits(table, view.rules.ace)
         return self._fits
 
     # The decisions test the two caches inline (the same tests as `_arrange` and `_fitting`):
@@ -168,12 +204,16 @@ class Greedy(Strategy):
         rules = view.rules
         arr = self._arranger if rules is self._rules else self._arrange(rules)
         holding = view.holding
-        if not fits & holding and not arr.has_meld(holding):  # plan_plays' first test, without the calls
+        lays_off = fits & holding
+        if not lays_off and not arr.has_meld(holding):  # plan_plays' first test, without the calls
             self._meldless, self._meldless_arranger = holding, arr
             return []
         melded = view.has_melded[view.seat]
-        plays, left = plan_plays(holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr, melded=melded)
-        if not arr.has_meld(left):  # so, as a rule, what a best arrangement leaves: the discard's fast path holds
+        plays, left, meldless = _plan(
+            holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr, melded=melded,
+            meld_known=not lays_off,
+        )  # fmt: skip
+        if meldless:  # what a best arrangement leaves: the discard's fast path holds
             self._meldless, self._meldless_arranger = left, arr
         return plays
 
