@@ -89,17 +89,16 @@ def _text(masks: np.ndarray) -> pa.Array:
 
 def to_tables(condition: str, labels: Sequence[str], hands: np.ndarray, games: np.ndarray) -> dict[str, pa.Table]:
     """Return the hands and games tables of the kernels' rows, equal to `rummysim.results.to_arrow`'s."""
-    names = np.array(labels, dtype=object)
+    words = {"strategy": pa.array(labels, pa.string()), "went_out_by": pa.array(WENT_OUT_BY, pa.string())}
     tables = {}
     for kind, rows, columns in (("hands", hands, HAND_COLUMNS), ("games", games, GAME_COLUMNS)):
         schema = SCHEMAS[kind]
-        arrays = [pa.array(np.full(rows.shape[0], condition, dtype=object), pa.string())]
+        arrays = [pa.repeat(pa.scalar(condition, pa.string()), rows.shape[0])]
+        by_column = np.ascontiguousarray(rows.T)  # one copy, then each column is contiguous
         for i, name in enumerate(columns):
-            column, field = rows[:, i], schema.field(name)
-            if name == "strategy":
-                arrays.append(pa.array(names[column], pa.string()))
-            elif name == "went_out_by":
-                arrays.append(pa.array(np.array(WENT_OUT_BY, dtype=object)[column], pa.string()))
+            column, field = by_column[i], schema.field(name)
+            if name in words:  # codes into their words, in Arrow
+                arrays.append(words[name].take(pa.array(column)))
             elif name == "holding_end":
                 arrays.append(_text(column))
             else:
