@@ -297,11 +297,27 @@ def play_hand(
 
 @njit(cache=True)
 def _grow(rows: np.ndarray, needed: int) -> np.ndarray:
+    """Return `rows`, or a copy twice as long once `needed` rows would not fit.
+
+    Loops, not slices: numba compiles an array-to-array assignment with its shape checks'
+    error messages, seconds of a first compile.
+    """
     if needed <= rows.shape[0]:
         return rows
     bigger = np.zeros((max(needed, 2 * rows.shape[0]), rows.shape[1]), np.int64)
-    bigger[: rows.shape[0]] = rows
+    for i in range(rows.shape[0]):
+        for j in range(rows.shape[1]):
+            bigger[i, j] = rows[i, j]
     return bigger
+
+
+@kernel(inline=True)
+def _top(scores: np.ndarray) -> int:
+    """The highest score (a loop: ``scores.max()`` compiles its empty-array error, seconds of a first compile)."""
+    top = scores[0]
+    for score in scores:
+        top = max(top, score)
+    return top
 
 
 @kernel()
@@ -341,7 +357,7 @@ def _game_rows(
 ) -> None:  # fmt: skip
     """Write a game's row per seat from ``rows[row]`` on (`GAME_COLUMNS`): who won alone or tied (R11)."""
     n = scores.size
-    top = scores.max()
+    top = _top(scores)
     n_top = 0
     for seat in range(n):
         n_top += scores[seat] == top
@@ -381,8 +397,9 @@ def play_games(
         for seat in range(n):
             labels[seat] = (seat + game) % n
             policies[seat] = lineup[labels[seat]]
-            params[seat] = lineup_params[labels[seat]]
-        h.keys[:n] = stream_keys[game - start]
+            for j in range(params.shape[1]):  # loops, not slices (see _grow)
+                params[seat, j] = lineup_params[labels[seat], j]
+            h.keys[seat] = stream_keys[game - start, seat]
         h.draws[:] = 0
         first_dealer = below(draw(dealer_keys[game - start], 0), n)
         dealer = first_dealer
@@ -406,7 +423,7 @@ def play_games(
                 n_stalled += 1
                 stalled_in_a_row += 1
             dealer = left_of(dealer, n)
-            if game_over(scores.max(), hand, stalled_in_a_row, rules[TARGET_SCORE], rules[MAX_HANDS],
+            if game_over(_top(scores), hand, stalled_in_a_row, rules[TARGET_SCORE], rules[MAX_HANDS],
                          rules[STALL_AFTER_HANDS]):  # fmt: skip
                 break
         finished = stalled_in_a_row < rules[STALL_AFTER_HANDS]

@@ -71,7 +71,7 @@ def greedy_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
     return not left >> top & 1
 
 
-@kernel(inline=True)
+@kernel()
 def _melds_and_lay_offs(tb: Lookups, h: Hand, holding: int, fits: int, lays_off: bool) -> tuple[int, int]:
     """`greedy._melds_and_lay_offs` into ``h.plays``: the best arrangement's melds, then every lay-off.
 
@@ -108,12 +108,6 @@ def _melds_and_lay_offs(tb: Lookups, h: Hand, holding: int, fits: int, lays_off:
 
 
 @kernel()
-def _melds_and_lay_offs_call(tb: Lookups, h: Hand, holding: int, fits: int, lays_off: bool) -> tuple[int, int]:
-    """`_melds_and_lay_offs`, compiled once and called, not inlined: for plan_plays' rare second tries."""
-    return _melds_and_lay_offs(tb, h, holding, fits, lays_off)
-
-
-@kernel()
 def plan_plays(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int, melded: bool) -> tuple[int, int]:
     """`greedy.plan_plays` into ``h.plays``: return the number of plays and the holding they leave."""
     discard_only = rules[GOING_OUT] == 1
@@ -126,10 +120,10 @@ def plan_plays(tb: Lookups, rules: np.ndarray, h: Hand, holding: int, taken: int
             card = _highest_by_points(tb, rest)
             rest ^= 1 << card
             if card != taken:
-                n_held, held_left = _melds_and_lay_offs_call(tb, h, holding ^ 1 << card, fits, lays_off)
+                n_held, held_left = _melds_and_lay_offs(tb, h, holding ^ 1 << card, fits, lays_off)
                 if not held_left:
                     return n_held, 1 << card
-        n, left = _melds_and_lay_offs_call(tb, h, holding, fits, lays_off)
+        n, left = _melds_and_lay_offs(tb, h, holding, fits, lays_off)
     while n and not leaves_legal_holding(left, n, discard_only, taken):
         n -= 1
         left |= h.plays[n, 1] if h.plays[n, 0] == 0 else 1 << h.plays[n, 1]
@@ -298,7 +292,7 @@ def pick(h: Hand, seat: int, n: int) -> int:
     return below(u, n)
 
 
-@kernel(inline=True)
+@kernel()
 def _uniform_options(
     tb: Lookups, rules: np.ndarray, h: Hand, holding: int, n_ext: int, melded: bool, pending: int, taken: int
 ) -> int:
@@ -331,14 +325,6 @@ def _uniform_options(
 
 
 @kernel()
-def _uniform_options_call(
-    tb: Lookups, rules: np.ndarray, h: Hand, holding: int, n_ext: int, melded: bool, pending: int, taken: int
-) -> int:
-    """`_uniform_options`, compiled once and called, not inlined: for uniform_draw under must_use (R12.2)."""
-    return _uniform_options(tb, rules, h, holding, n_ext, melded, pending, taken)
-
-
-@kernel()
 def uniform_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
     """`Uniform.draw`: a random pile among those allowed (R4.6, R12.2); True for the discard pile."""
     top = top_discard(h)
@@ -346,7 +332,7 @@ def uniform_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
         return False
     if rules[TAKE_DISCARD] == 1:
         n_ext = copy_table(h)
-        if not _uniform_options_call(
+        if not _uniform_options(
             tb, rules, h, h.holdings[seat] | 1 << top, n_ext, h.has_melded[seat] == 1, top, top
         ):
             return False
