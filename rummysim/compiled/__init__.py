@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
+from rummysim.compiled import prebuild
 from rummysim.compiled.layout import POLICIES
 from rummysim.strategies import rollout
 
@@ -81,11 +82,11 @@ def announcing(say: Callable[[str], None] | None) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _compiling(kernel: str, noun: str) -> Iterator[None]:
-    """Say that `kernel` compiles now if its cache is cold, and time it for the next estimate."""
+def _compiling(kernel: str, noun: str) -> Iterator[bool]:
+    """Say that `kernel` compiles now if its cache is cold, and time it for the next estimate; yield whether it is."""
     folder = cache_dir()
     if any(folder.rglob(KERNELS[kernel])):  # read from the cache, in a second or two
-        yield
+        yield False
         return
     timings = folder.parent / TIMINGS
     try:
@@ -96,7 +97,7 @@ def _compiling(kernel: str, noun: str) -> Iterator[None]:
         seconds = float(known.get(kernel, GUESS[kernel]))
         _say(f"compiling {noun}, once: about {max(5, round(seconds / 5) * 5)} s")
     clock = time.perf_counter()
-    yield
+    yield True
     with contextlib.suppress(OSError):  # an estimate only: an unwritable cache folder costs nothing else
         timings.write_text(json.dumps(known | {kernel: round(time.perf_counter() - clock, 1)}))
 
@@ -116,9 +117,10 @@ def load() -> ModuleType:
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
         setattr(numba.config, "CACHE_DIR", str(folder))  # noqa: B010  (read when a kernel is first compiled)
-        with _compiling("engine", "the engine"):
+        with _compiling("engine", "the engine") as cold:
             module = importlib.import_module("rummysim.compiled.columns")
-            module.warm_up()
+            with prebuild.two_cores(folder) if cold else contextlib.nullcontext():
+                module.warm_up()
     except Exception as error:  # no numba, no compiler for this platform, an unwritable cache
         _why_not = f"the compiled engine cannot load here ({type(error).__name__}: {error})"
         raise RuntimeError(_why_not) from error

@@ -332,9 +332,7 @@ def uniform_draw(tb: Lookups, rules: np.ndarray, h: Hand, seat: int) -> bool:
         return False
     if rules[TAKE_DISCARD] == 1:
         n_ext = copy_table(h)
-        if not _uniform_options(
-            tb, rules, h, h.holdings[seat] | 1 << top, n_ext, h.has_melded[seat] == 1, top, top
-        ):
+        if not _uniform_options(tb, rules, h, h.holdings[seat] | 1 << top, n_ext, h.has_melded[seat] == 1, top, top):
             return False
     return pick(h, seat, 2) == 1
 
