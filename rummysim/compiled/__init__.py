@@ -11,8 +11,9 @@ Kernels compile on first use and are cached on disk, in a folder of the user's c
 named by a hash of this package's sources and numba's version (`cache_dir`), so a
 read-only install works, an upgrade never loads stale machine code, and the runner
 compiles once (`load`, in the parent) before its workers start. A first compile takes
-about a minute: within `announcing`, a line says so before it starts, with the time the
-last one took on this machine (recorded beside the caches, `TIMINGS`). Set
+some 30 to 40 s, on two cores (`rummysim.compiled.prebuild`): within `announcing`, a
+line says so before it starts, with the time the last one took on this machine
+(recorded beside the caches, `TIMINGS`). Set
 ``RUMMYSIM_COMPILED=0`` to switch the compiled engine off: ``engine: auto`` then plays
 everything on the reference engine, with the same results.
 
@@ -45,8 +46,8 @@ SWITCH = "RUMMYSIM_COMPILED"
 
 KERNELS = {"engine": "game.play_games-*.nbi", "playouts": "playouts.judge-*.nbi"}
 """Each kernel's entry function in the cache: numba writes its index there once it has compiled (``cache=True``)."""
-GUESS = {"engine": 60.0, "playouts": 20.0}
-"""Seconds a first compile is said to take where none was timed yet (50 to 77 s for the engine on 2 busy cores)."""
+GUESS = {"engine": 35.0, "playouts": 15.0}
+"""Seconds a first compile is said to take where none was timed yet (31 to 43 s for the engine on 2 cores)."""
 TIMINGS = "compile-seconds.json"
 """Beside the caches: how long each kernel's last first compile took on this machine."""
 
