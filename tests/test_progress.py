@@ -107,7 +107,7 @@ def test_a_cold_cache_says_the_compile_before_it_and_times_it_for_next_time(cold
     said: list[str] = []
     with compiled.announcing(said.append), compiled._compiling("engine", "the engine"):
         pass
-    assert said == ["compiling the engine, once: about 60 s"]  # never timed here: the guess
+    assert said == ["compiling the engine, once: about 35 s"]  # never timed here: the guess
     timings = json.loads((cold.parent / compiled.TIMINGS).read_text())
     assert set(timings) == {"engine"}
     (cold.parent / compiled.TIMINGS).write_text(json.dumps({"engine": 123.4}))
@@ -143,7 +143,7 @@ def test_rummysim_run_says_the_compile_unless_quiet(cold, tmp_path, monkeypatch)
         args = ["run", str(path), "--out", str(tmp_path / "out"), "-j", "1", "--no-report", "--force"] + ["-q"] * quiet
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, result.output
-        said = [] if quiet else ["rummysim: compiling the engine, once: about 60 s"]
+        said = [] if quiet else ["rummysim: compiling the engine, once: about 35 s"]
         assert result.stderr.splitlines() == [*said, f"{fallback} results"]
         assert tried == [1]
 
@@ -163,7 +163,7 @@ def test_rummysim_validate_says_the_compile_its_pilot_makes(cold, tmp_path, monk
     path.write_text(json.dumps({**SPEC, "games": 40, "max_games": 1000, "precision": {"first_seat_edge": "5 pp"}}))
     result = CliRunner().invoke(main, ["validate", str(path), "--pilot", "20"])
     assert result.exit_code == 0, result.output
-    assert result.stderr.splitlines()[0] == "rummysim: compiling the engine, once: about 60 s"
+    assert result.stderr.splitlines()[0] == "rummysim: compiling the engine, once: about 35 s"
     assert "precision: a pilot of 20 games a condition" in result.stdout
 
 
