@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from rummysim.cards import (
     ACE,
+    BITS,
     COLUMN,
     KING,
     LANE,
@@ -186,7 +187,7 @@ class Arranger:
         Only a card that lies in a meld with the holding can (`in_meld`); the deadwood is
         compared only then.
         """
-        with_card = mask | 1 << card
+        with_card = mask | BITS[card]
         rank = card % N_RANKS  # self.in_meld(card, with_card), written out: a call fewer on every draw
         if (
             not self._lane_in_sequence[with_card >> (card - rank) & LANE] >> rank & 1

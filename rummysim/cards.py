@@ -38,6 +38,8 @@ RANKS = "A23456789TJQK"
 LANE = (1 << N_RANKS) - 1  # the 13 bits of one suit
 FULL_DECK = (1 << N_CARDS) - 1
 ACE, KING = 0, 12
+BITS: tuple[int, ...] = tuple(1 << card for card in range(N_CARDS))
+"""Each card's mask, ``BITS[card] == 1 << card``: a look-up, where the shift makes a new int for most cards."""
 COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39
 """The ace of each suit: a mask shifted down by a rank and masked with this holds that rank's cards, a lane apart."""
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from rummysim.bot_errors import BotErrors, Plays, Refused, in_time, is_bots, read_discard, read_draw, read_plays
+from rummysim.cards import BITS as _BITS
 from rummysim.core import blocked, keeps_taken, left_of, may_rebuild, out_of_turns, went_rummy
 from rummysim.dealing import Deal, deal
 from rummysim.ending import HandResult as HandResult  # defined there, importable from here as before
@@ -191,7 +192,7 @@ class _Hand:
         while True:
             if out_of_turns(self.turn, stall_after_turns):
                 raise _Stalled
-            if blocked(len(self.stock), block):
+            if block and blocked(len(self.stock), block):
                 raise _Blocked
             melded_before = self.has_melded[seat]
             self.drawn = self.taken = None
@@ -238,7 +239,7 @@ class _Hand:
             card = self.stock.pop()
             face_up = None
         self.drawn = card
-        self.holdings[seat] |= 1 << card
+        self.holdings[seat] |= _BITS[card]
         self.sizes[seat] += 1
         drew = _new(Drew, (seat, pile, face_up))
         self.history.append(drew)  # self.emit(drew), written out
@@ -277,21 +278,21 @@ class _Hand:
                 raise
             raise self.errors.crash(seat, "discard", exc) from exc
         holding = self.holdings[seat]
-        if type(answer) is int and 0 <= answer < 52 and holding >> answer & 1 and answer != self.taken:
+        if type(answer) is int and 0 <= answer < 52 and holding & _BITS[answer] and answer != self.taken:
             card = answer  # the common, legal answer, checked inline
         else:
             try:
                 card = check_discard(answer, holding=holding, taken=self.taken)
             except Rejected as rejected:
                 raise self.errors.illegal(seat, f"discard {shown(answer)}", rejected) from None
-        self.holdings[seat] = holding ^ 1 << card
+        self.holdings[seat] = left = holding ^ _BITS[card]
         self.sizes[seat] -= 1
         self.discard_pile += (card,)
         discarded = _new(Discarded, (seat, card))
         self.history.append(discarded)  # self.emit(discarded), written out
         if self.watched:
             self.watch(discarded)
-        return None if holding ^ 1 << card else WentOutBy.DISCARD
+        return None if left else WentOutBy.DISCARD
 
     def rebuild(self) -> None:
         """Shuffle the discard pile but its top card into a new stock, or stall (R10.1, R10.2)."""

@@ -112,9 +112,11 @@ def apply_plays(
     after_meld = rules.lay_off is _AFTER_MELD
     melded = after_meld and any(m.melded_by == seat for m in after)
     for play in plays:
-        # a plain, legal meld is checked inline (`_checked`'s tests, in one): `_checked` rules on any other play
+        # a plain, legal play is checked at once (`_checked`'s tests, in one); `_checked` rules on any other
         if type(play) is Meld and type(cards := play.cards) is int and cards & holding == cards and cards in legal:
             event: Melded | LaidOff = _new(Melded, (seat, cards, len(after)))  # event_of(play): (seat, cards, meld)
+        elif type(play) is LayOff and _lays_off(play, holding, after, legal) and may_lay_off(melded, after_meld):
+            event = _new(LaidOff, (seat, play.card, play.meld))  # event_of(play): (seat, card, meld)
         else:
             event = _checked(play, seat, holding, after, rules, melded)
         holding, after = apply_event(event, holding=holding, table=after)
@@ -150,6 +152,18 @@ def event_of(play: Play, *, seat: int, table: Sequence[TableMeld]) -> Melded | L
     if isinstance(play, Meld):
         return Melded(seat, play.cards, len(table))  # (seat, cards, meld)
     return LaidOff(seat, play.card, play.meld)  # (seat, card, meld)
+
+
+def _lays_off(play: LayOff, holding: int, table: Table, legal: frozenset[int]) -> bool:
+    """Return True if a lay-off of plain ints lays a card of the holding on a meld it fits (R6.1).
+
+    `legal` is every legal meld (`rummysim.melds.meld_set`).
+    """
+    card, meld = play.card, play.meld
+    if type(card) is not int or type(meld) is not int or not (0 <= card < 52 and 0 <= meld < len(table)):
+        return False
+    cards, bit = table[meld].cards, 1 << card
+    return holding & bit != 0 and not cards & bit and cards | bit in legal
 
 
 def _checked(play: object, seat: int, holding: int, table: Table, rules: Rules, melded: bool) -> Melded | LaidOff:

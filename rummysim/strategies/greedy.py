@@ -15,13 +15,16 @@ The policy is written as pure functions over masks (`takes_discard`, `plan_plays
 from __future__ import annotations
 
 from rummysim.arrangement import Arranger, arranger
-from rummysim.cards import card_points, highest_card, iter_cards
+from rummysim.cards import BITS, card_points, highest_card, iter_cards
 from rummysim.core import NO_CARD, leaves_legal_holding, may_lay_off
 from rummysim.melds import lay_off_table
 from rummysim.moves import Meld, Pile, Play
 from rummysim.rules import Ace, GoingOut, LayOffWhen, Rules, TakeDiscard
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
 from rummysim.strategies.tactics import fitting_cards, lay_off_all
+
+# the settings' members, read through their enum classes once rather than at every call
+_AFTER_MELD, _DISCARD_TO_GO_OUT, _MUST_USE = LayOffWhen.AFTER_MELD, GoingOut.DISCARD, TakeDiscard.MUST_USE
 
 
 def takes_discard(
@@ -33,10 +36,10 @@ def takes_discard(
     this hand). With ``take_discard: must_use`` it takes the card only if its plays this turn
     would play it (R12.2): it never keeps a taken card it cannot use.
     """
-    lays_off = may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD)
+    lays_off = may_lay_off(melded, rules.lay_off is _AFTER_MELD)
     if not ((lays_off and fits >> top & 1) or arr.lowers(holding, top)):
         return False
-    must_use = rules.take_discard is TakeDiscard.MUST_USE
+    must_use = rules.take_discard is _MUST_USE
     return not must_use or plays_taken(holding, top, fits=fits, arr=arr, rules=rules, melded=melded, table=table)
 
 
@@ -97,10 +100,10 @@ def _plan(
 
     It does unless plays were taken back so as not to leave a holding the rules forbid (R4.7, R7.2).
     """
-    lays_off = may_lay_off(melded, rules.lay_off is LayOffWhen.AFTER_MELD)
+    lays_off = may_lay_off(melded, rules.lay_off is _AFTER_MELD)
     plays, left = _melds_and_lay_offs(holding, table, fits, arr, lays_off, meld_known=meld_known)
     # tactics.leaves_legal_holding's arguments, made once
-    discard_to_go_out, taken_card = rules.going_out is GoingOut.DISCARD, NO_CARD if taken is None else taken
+    discard_to_go_out, taken_card = rules.going_out is _DISCARD_TO_GO_OUT, NO_CARD if taken is None else taken
     if not left and plays and not leaves_legal_holding(0, 1, discard_to_go_out, taken_card):
         ace_value = rules.ace_value
         for card in sorted(iter_cards(holding), key=lambda c: (-card_points(c, ace_value=ace_value), -c)):
@@ -168,6 +171,7 @@ class Greedy(Strategy):
         if rules is not self._rules:
             self._rules, self._arranger = rules, arranger(rules)
             self._plain = rules.lay_off is LayOffWhen.ANY and rules.take_discard is TakeDiscard.FREE
+            self._meldless = 0  # known under the last rules' ace only
         return self._arranger
 
     _masks: list[int]
@@ -189,15 +193,14 @@ class Greedy(Strategy):
         fits = self._fits if view.table is self._fits_table else self._fitting(view)
         arr = self._arranger if view.rules is self._rules else self._arrange(view.rules)
         if self._plain:  # takes_discard(view.holding, top, ...), written out
-            return _DISCARD if fits >> top & 1 or arr.lowers(view.holding, top) else _STOCK
+            return _DISCARD if fits & BITS[top] or arr.lowers(view.holding, top) else _STOCK
         melded = view.has_melded[view.seat]
         takes = takes_discard(view.holding, top, fits=fits, arr=arr, rules=view.rules, melded=melded, table=self._masks)
         return _DISCARD if takes else _STOCK
 
     # A holding in which `play` found no meld, or that its plays leave with none: `discard` then knows
-    # every card is deadwood.
-    _meldless: int = -1
-    _meldless_arranger: Arranger | None = None
+    # every card is deadwood. It holds for the arranger's ace setting: `_arrange` forgets it with the rules.
+    _meldless: int = 0
 
     def play(self, view: PlayerView) -> list[Play]:
         fits = self._fits if view.table is self._fits_table else self._fitting(view)  # caches the table's masks too
@@ -206,7 +209,7 @@ class Greedy(Strategy):
         holding = view.holding
         lays_off = fits & holding
         if not lays_off and not arr.has_meld(holding):  # plan_plays' first test, without the calls
-            self._meldless, self._meldless_arranger = holding, arr
+            self._meldless = holding
             return []
         melded = view.has_melded[view.seat]
         plays, left, meldless = _plan(
@@ -214,14 +217,14 @@ class Greedy(Strategy):
             meld_known=not lays_off,
         )  # fmt: skip
         if meldless:  # what a best arrangement leaves: the discard's fast path holds
-            self._meldless, self._meldless_arranger = left, arr
+            self._meldless = left
         return plays
 
     def discard(self, view: PlayerView) -> int:
         rules = view.rules
         arr = self._arranger if rules is self._rules else self._arrange(rules)
         holding, taken = view.holding, view.taken
-        if holding == self._meldless and arr is self._meldless_arranger:
+        if holding == self._meldless:
             allowed = holding & ~(1 << taken) if taken is not None else holding
             if allowed:  # choose_discard's answer: all of the holding is deadwood
                 return highest_card(allowed, ace_value=rules.ace_value)
