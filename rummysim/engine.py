@@ -22,6 +22,7 @@ from typing import Any, cast
 
 from rummysim.bot_errors import BotErrors, Plays, Refused, in_time, is_bots, read_discard, read_draw, read_plays
 from rummysim.cards import BITS as _BITS
+from rummysim.cards import N_CARDS
 from rummysim.core import blocked, keeps_taken, left_of, may_rebuild, out_of_turns, went_rummy
 from rummysim.dealing import Deal, deal
 from rummysim.ending import HandResult as HandResult  # defined there, importable from here as before
@@ -42,7 +43,7 @@ from rummysim.moves import (
     shown,
 )
 from rummysim.records import TurnRecord
-from rummysim.rules import Rules, StockOut, TakeDiscard
+from rummysim.rules import MAX_PLAYERS, Rules, StockOut, TakeDiscard
 from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
@@ -54,6 +55,13 @@ _new = tuple.__new__
 """Build a named tuple from a tuple of its fields, in order: a Python call fewer than ``Cls(...)``."""
 
 _STOCK, _DISCARD = Pile.STOCK, Pile.DISCARD  # a member read through its enum class costs a lookup each time
+
+# The events of a draw and of a discard take few values: each is made once, here, and shared by every hand.
+# A named tuple is immutable and equal to one made anew, and a turn then builds none.
+_SEATS = range(MAX_PLAYERS)
+_DREW_STOCK = tuple(_new(Drew, (seat, _STOCK, None)) for seat in _SEATS)
+_DREW_DISCARD = tuple(tuple(_new(Drew, (seat, _DISCARD, card)) for card in range(N_CARDS)) for seat in _SEATS)
+_DISCARDED = tuple(tuple(_new(Discarded, (seat, card)) for card in range(N_CARDS)) for seat in _SEATS)
 
 
 class _Stalled(Exception):
@@ -232,16 +240,16 @@ class _Hand:
         if pile is _DISCARD:
             card = self.discard_pile[-1]
             self.discard_pile = self.discard_pile[:-1]
-            self.taken = face_up = card
+            self.taken = card
+            drew = _DREW_DISCARD[seat][card]  # Drew(seat, pile, card): the card is shown
         else:
             if not self.stock:
                 self.rebuild()
             card = self.stock.pop()
-            face_up = None
+            drew = _DREW_STOCK[seat]  # Drew(seat, pile, None)
         self.drawn = card
         self.holdings[seat] |= _BITS[card]
         self.sizes[seat] += 1
-        drew = _new(Drew, (seat, pile, face_up))
         self.history.append(drew)  # self.emit(drew), written out
         if self.watched:
             self.watch(drew)
@@ -288,7 +296,7 @@ class _Hand:
         self.holdings[seat] = left = holding ^ _BITS[card]
         self.sizes[seat] -= 1
         self.discard_pile += (card,)
-        discarded = _new(Discarded, (seat, card))
+        discarded = _DISCARDED[seat][card]  # Discarded(seat, card)
         self.history.append(discarded)  # self.emit(discarded), written out
         if self.watched:
             self.watch(discarded)

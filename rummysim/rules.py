@@ -206,8 +206,11 @@ CHOICES: dict[str, tuple[type[StrEnum], str]] = {
 }
 """The settings that take one of a few words: name -> (its choices, its rules)."""
 
+MAX_PLAYERS = 6
+"""The most players at a table (R1.1)."""
+
 NUMBERS: dict[str, tuple[int, int | None, bool, str]] = {
-    "n_players": (2, 6, False, "R1.1"),
+    "n_players": (2, MAX_PLAYERS, False, "R1.1"),
     "cards_dealt": (1, None, True, "R3.2"),  # the deck bounds it (`Rules.__post_init__`)
     "ace_points": (0, 1000, True, "R8.2, R9.2"),
     "rummy_multiplier": (1, 1000, False, "R8.3"),
