@@ -130,7 +130,12 @@ def n_cards(mask: int) -> int:
 
 def to_text(mask: int) -> str:
     """Return the canonical codes of a mask, space-separated, in suit-then-rank order."""
-    return " ".join([CODES[c] for c in iter_cards(mask)])
+    codes = []
+    while mask:  # iter_cards, written out: each hand's records write every holding
+        low = mask & -mask
+        codes.append(CODES[low.bit_length() - 1])
+        mask ^= low
+    return " ".join(codes)
 
 
 def card_points(card: int, *, ace_value: int = 1) -> int:

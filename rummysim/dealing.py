@@ -11,11 +11,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummysim.cards import FULL_DECK, N_CARDS, CardsLike, iter_cards, parse_card, parse_cards, to_text
+from rummysim.cards import BITS, FULL_DECK, N_CARDS, CardsLike, iter_cards, parse_card, parse_cards, to_text
 from rummysim.errors import ConfigError
 from rummysim.rules import Rules
 from rummysim.seeding import derive, permutation
 from rummysim.table import TableMeld
+
+_new = tuple.__new__
+"""Build a named tuple from a tuple of all its fields, in order: a Python call fewer than ``Cls(...)``."""
 
 
 class Deal(NamedTuple):
@@ -74,8 +77,5 @@ def deal(rules: Rules, *, dealer: int, key: int) -> Deal:
     n, k = rules.n_players, rules.n_dealt
     holdings = [0] * n
     for i in range(n):  # the i-th seat from the dealer's left gets cards i, i + n, i + 2n, ... of the deck
-        mask = 0
-        for card in deck[i : n * k : n]:
-            mask |= 1 << card
-        holdings[(dealer + 1 + i) % n] = mask
-    return Deal(tuple(holdings), (deck[n * k],), tuple(deck[n * k + 1 :]))
+        holdings[(dealer + 1 + i) % n] = sum(map(BITS.__getitem__, deck[i : n * k : n]))  # distinct bits: a union
+    return _new(Deal, (tuple(holdings), (deck[n * k],), tuple(deck[n * k + 1 :]), ()))  # by position, table empty

@@ -18,6 +18,9 @@ from rummysim.records import HandRecord, TurnRecord, hand_records
 from rummysim.rules import Rules
 from rummysim.trace import turn_record
 
+_new = tuple.__new__
+"""Build a named tuple from a tuple of all its fields, in order: a Python call fewer than ``Cls(...)``."""
+
 _VALUES: dict[WentOutBy | None, str | None] = {None: None, **{way: way.value for way in WentOutBy}}
 """How a hand ended as its records write it: each member's text (an enum's ``value`` is a slow property)."""
 
@@ -75,14 +78,14 @@ def finish(state: Played, *, winner: int | None, went_out_by: WentOutBy | None, 
     else:
         won_points = out_points(left, went_rummy, rules.rummy_multiplier) if winner is not None else 0
     stalled = winner is None
-    state.emit(HandEnded(winner, won_points, went_out_by, went_rummy, stalled, tuple(holdings)))
+    state.emit(_new(HandEnded, (winner, won_points, went_out_by, went_rummy, stalled, tuple(holdings))))
     records = hand_records(
         game=state.game, hand=state.hand, dealer=state.dealer, names=state.names, scores=state.scores,
         holdings=holdings, holding_points=left, winner=winner, points=won_points,
         went_out_by=_VALUES[went_out_by], went_rummy=went_rummy,
         multiplier=multiplier, stalled=stalled, turns=state.turn, n_rebuilds=state.n_rebuilds,
     )  # fmt: skip
-    return tuple.__new__(HandResult, (  # by position: a Python call fewer than HandResult(...)
+    return _new(HandResult, (  # by position: a Python call fewer than HandResult(...)
         records, winner, won_points, went_out_by, went_rummy, stalled, tuple(state.history),
         tuple(state.trace or ()), state.start,
     ))  # fmt: skip

@@ -193,7 +193,8 @@ class _Hand:
         seat to draw (R4.1), play (R4.2) and discard (R4.3), and checks each answer before it
         is applied (`rummysim.moves`, `rummysim.table`, `rummysim.core`).
         """
-        n, history = self.n, self.history
+        history = self.history
+        next_seat = [left_of(seat, self.n) for seat in range(self.n)]  # each seat's left, found once a hand
         stall_after_turns = self.rules.stall_after_turns
         block = self.rules.stock_out is StockOut.BLOCK
         must_use = self.rules.take_discard is TakeDiscard.MUST_USE
@@ -218,7 +219,7 @@ class _Hand:
             self.turn += 1
             if went_out_by is not None:
                 return seat, went_out_by, went_rummy(melded_before)
-            seat = left_of(seat, n)
+            seat = next_seat[seat]
 
     def draw(self, seat: int) -> None:
         """Ask the seat which pile to draw from, check it and draw (R4.1, R4.6, R4.8, R10)."""
@@ -383,7 +384,7 @@ def play_hand(
         seed=seed, game=game, hand=hand, trace=trace, audit=audit, time_limit=time_limit,
     )  # fmt: skip
     try:
-        state.emit(HandStarted(hand, dealer, start.discard_pile[-1] if start.discard_pile else -1))
+        state.emit(_new(HandStarted, (hand, dealer, start.discard_pile[-1] if start.discard_pile else -1)))
         winner, went_out_by, went_rummy = state.play_out((dealer + 1) % n)
     except _Stalled:
         winner, went_out_by, went_rummy = None, None, False

@@ -39,20 +39,19 @@ def lay_off_all(holding: int, table: list[int], ace: Ace) -> tuple[list[LayOff],
     Each pass lays off on every meld in turn the lowest card that fits it.
     """
     fits_of = lay_off_table(ace)
-    fits = [fits_of[meld] for meld in table]  # each meld's fits, looked up again only when it grows
     plays: list[LayOff] = []
-    changed = True
-    while changed and holding:
-        changed = False
-        for i, meld_fits in enumerate(fits):
-            fit = meld_fits & holding
+    while holding:
+        laid = False
+        for i, meld in enumerate(table):
+            fit = fits_of[meld] & holding
             if fit:
                 low = fit & -fit  # the lowest card that fits
                 plays.append(LayOff(low.bit_length() - 1, i))
                 holding ^= low  # place((play,), holding=holding, melds=table), written out
-                table[i] |= low
-                fits[i] = fits_of[table[i]]
-                changed = True
+                table[i] = meld | low
+                laid = True
+        if not laid:
+            break
     return plays, holding
 
 
