@@ -25,7 +25,7 @@ Text codes are used only at the edges (input, output, logs): ``AS``, ``TD`` or `
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 
 from rummysim.errors import CardError
@@ -190,8 +190,19 @@ def highest_card(mask: int, *, ace_value: int = 1) -> int:
     >>> card_code(highest_card(parse_cards("TS KC 9H")))
     'KC'
     """
-    rank = _top_ranks(ace_value)[(mask | mask >> 13 | mask >> 26 | mask >> 39) & LANE]  # rank_span, inline
-    if rank < 0:
-        raise CardError("highest_card: no cards given")
-    # the rank's cards, one a lane apart from bit 0 (clubs) to bit 39 (spades): the highest bit is the higher suit
-    return rank + (mask >> rank & COLUMN).bit_length() - 1
+    return highest_cards(ace_value)(mask)
+
+
+@cache
+def highest_cards(ace_value: int) -> Callable[[int], int]:
+    """Return `highest_card` for one ace value, its table found once: for a bot that asks it every turn."""
+    top_ranks = _top_ranks(ace_value)
+
+    def highest(mask: int) -> int:
+        rank = top_ranks[(mask | mask >> 13 | mask >> 26 | mask >> 39) & LANE]  # rank_span, inline
+        if rank < 0:
+            raise CardError("highest_card: no cards given")
+        # the rank's cards, one a lane apart from bit 0 (clubs) to bit 39 (spades): the highest bit is the higher suit
+        return rank + (mask >> rank & COLUMN).bit_length() - 1
+
+    return highest

@@ -14,8 +14,10 @@ The policy is written as pure functions over masks (`takes_discard`, `plan_plays
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rummysim.arrangement import Arranger, arranger
-from rummysim.cards import BITS, card_points, highest_card, iter_cards
+from rummysim.cards import BITS, card_points, highest_card, highest_cards, iter_cards
 from rummysim.core import NO_CARD, leaves_legal_holding, may_lay_off
 from rummysim.melds import lay_off_table
 from rummysim.moves import Meld, Pile, Play
@@ -166,11 +168,14 @@ class Greedy(Strategy):
 
     _plain: bool = True
     """No house rule changes greedy's draw (R12.1, R12.2): the fast path of `draw` applies."""
+    _highest: Callable[[int], int]
+    """`highest_card` under the rules' ace value."""
 
     def _arrange(self, rules: Rules) -> Arranger:
         if rules is not self._rules:
             self._rules, self._arranger = rules, arranger(rules)
             self._plain = rules.lay_off is LayOffWhen.ANY and rules.take_discard is TakeDiscard.FREE
+            self._highest = highest_cards(rules.ace_value)
             self._meldless = 0  # known under the last rules' ace only
         return self._arranger
 
@@ -201,6 +206,9 @@ class Greedy(Strategy):
     # A holding in which `play` found no meld, or that its plays leave with none: `discard` then knows
     # every card is deadwood. It holds for the arranger's ace setting: `_arrange` forgets it with the rules.
     _meldless: int = 0
+    # The view `play` played nothing with, and the discard it found for it: the engine asks the discard with it.
+    _discard_view: PlayerView | None = None
+    _discard_card: int = -1
 
     def play(self, view: PlayerView) -> list[Play]:
         fits = self._fits if view.table is self._fits_table else self._fitting(view)  # caches the table's masks too
@@ -210,6 +218,10 @@ class Greedy(Strategy):
         lays_off = fits & holding
         if not lays_off and not arr.has_meld(holding):  # plan_plays' first test, without the calls
             self._meldless = holding
+            taken = view.taken
+            allowed = holding & ~(1 << taken) if taken is not None else holding
+            if allowed:  # the discard's answer, asked next with this very view: all of the holding is deadwood
+                self._discard_view, self._discard_card = view, self._highest(allowed)
             return []
         melded = view.has_melded[view.seat]
         plays, left, meldless = _plan(
@@ -221,11 +233,13 @@ class Greedy(Strategy):
         return plays
 
     def discard(self, view: PlayerView) -> int:
+        if view is self._discard_view:
+            return self._discard_card
         rules = view.rules
         arr = self._arranger if rules is self._rules else self._arrange(rules)
         holding, taken = view.holding, view.taken
         if holding == self._meldless:
             allowed = holding & ~(1 << taken) if taken is not None else holding
             if allowed:  # choose_discard's answer: all of the holding is deadwood
-                return highest_card(allowed, ace_value=rules.ace_value)
+                return self._highest(allowed)  # highest_card(allowed, ace_value=rules.ace_value)
         return choose_discard(holding, taken=taken, rules=rules, arr=arr)
