@@ -86,6 +86,8 @@ class Arranger:
         self._values = [card_points(r, ace_value=ace_value) for r in range(N_RANKS)]
         self._lane_deadwood, self._lane_choice = self._build_lane_table()
         self._lane_dead_cards = [self._lane_leftover(lane) for lane in range(1 << N_RANKS)]
+        # per suit, every lane's dead cards as cards of that suit: an arrangement reads them off
+        self._suit_dead_cards = tuple([dead << (13 * suit) for dead in self._lane_dead_cards] for suit in range(4))
         # per suit, every lane's best sequences as masks of that suit: an arrangement reads them off
         sequences = [self._lane_sequences(lane) for lane in range(1 << N_RANKS)]
         self._suit_sequences = [[tuple(r << (13 * suit) for r in lane) for lane in sequences] for suit in range(4)]
@@ -201,6 +203,8 @@ class Arranger:
         c, d, h, s = mask & LANE, mask >> 13 & LANE, mask >> 26 & LANE, mask >> 39
         group_ranks = (c & d & (h | s)) | (h & s & (c | d))
         if group_ranks:
+            if not group_ranks & (group_ranks - 1):  # one rank of three or four: `_arrange_grouped`'s answer
+                return self._arrange_one_group_rank(mask, (c, d, h, s), group_ranks)
             return self._arrange_grouped(mask, group_ranks)
         dead = self._lane_dead_cards
         if dead[c] == c and dead[d] == d and dead[h] == h and dead[s] == s:  # no sequence at all
@@ -227,8 +231,9 @@ class Arranger:
         melds = (*groups, *by_suit[0][c], *by_suit[1][d], *by_suit[2][h], *by_suit[3][s])
         if len(melds) > 1:
             melds = tuple(sorted(melds))
-        dead, table = self._lane_dead_cards, self._lane_deadwood
-        cards = dead[c] | dead[d] << 13 | dead[h] << 26 | dead[s] << 39
+        dc, dd, dh, ds = self._suit_dead_cards
+        table = self._lane_deadwood
+        cards = dc[c] | dd[d] | dh[h] | ds[s]
         return _new(Arrangement, (melds, cards, table[c] + table[d] + table[h] + table[s]))  # (melds, cards, points)
 
     def _arrange_grouped(self, mask: int, group_ranks: int) -> Arrangement:
@@ -243,7 +248,8 @@ class Arranger:
         the first of least deadwood is kept.
         """
         if not group_ranks & (group_ranks - 1):
-            return self._arrange_one_group_rank(mask, group_ranks)
+            lanes = (mask & LANE, mask >> 13 & LANE, mask >> 26 & LANE, mask >> 39)
+            return self._arrange_one_group_rank(mask, lanes, group_ranks)
         options: list[tuple[int, ...]] = []
         while group_ranks:  # rank by rank, from the ace up
             low = group_ranks & -group_ranks
@@ -260,19 +266,28 @@ class Arranger:
         rest = mask ^ sum(best_groups)
         return self._with_lanes((rest & LANE, rest >> 13 & LANE, rest >> 26 & LANE, rest >> 39), best_groups)
 
-    def _arrange_one_group_rank(self, mask: int, bit: int) -> Arrangement:
-        """`_arrange_enumerated` for one rank of three or four cards: the same choices in the same order."""
+    def _arrange_one_group_rank(self, mask: int, lanes: tuple[int, int, int, int], bit: int) -> Arrangement:
+        """`_arrange_enumerated` for one rank of three or four cards (`bit` in its lane), its lanes given: the same
+        choices in the same order (no group, the rank's cards, then each triple of four), worked out lane by lane."""
         table = self._lane_deadwood
-        best_value, best_group = -1, 0
-        for group in _group_options(mask, bit):
-            rest = mask ^ group
-            value = table[rest & LANE] + table[rest >> 13 & LANE] + table[rest >> 26 & LANE] + table[rest >> 39]
-            if best_value < 0 or value < best_value:
-                best_value, best_group = value, group
-        rest = mask ^ best_group
-        return self._with_lanes(
-            (rest & LANE, rest >> 13 & LANE, rest >> 26 & LANE, rest >> 39), (best_group,) if best_group else ()
-        )
+        c, d, h, s = lanes
+        kc, kd, kh, ks = table[c], table[d], table[h], table[s]  # each lane's least deadwood, keeping the rank's card
+        gc, gd, gh, gs = c & ~bit, d & ~bit, h & ~bit, s & ~bit
+        wc, wd, wh, ws = table[gc], table[gd], table[gh], table[gs]  # and without it
+        best_value, rest, group = kc + kd + kh + ks, lanes, 0
+        grouped, present = wc + wd + wh + ws, mask & bit * COLUMN
+        if grouped < best_value:
+            best_value, rest, group = grouped, (gc, gd, gh, gs), present
+        if c & d & h & s & bit:  # four of a rank: each triple keeps one suit's card out, clubs to spades
+            for value, triple_rest, kept in (
+                (grouped - wc + kc, (c, gd, gh, gs), bit),
+                (grouped - wd + kd, (gc, d, gh, gs), bit << 13),
+                (grouped - wh + kh, (gc, gd, h, gs), bit << 26),
+                (grouped - ws + ks, (gc, gd, gh, s), bit << 39),
+            ):
+                if value < best_value:
+                    best_value, rest, group = value, triple_rest, present ^ kept
+        return self._with_lanes(rest, (group,) if group else ())
 
     def _arrange_by_ranks(self, mask: int) -> Arrangement:
         """Exact arrangement of a holding of any size by dynamic programming over ranks.

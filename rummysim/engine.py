@@ -47,7 +47,7 @@ from rummysim.rules import MAX_PLAYERS, Rules, StockOut, TakeDiscard
 from rummysim.seeding import derive, hand_key, permutation
 from rummysim.strategies import make_lineup
 from rummysim.strategies.base import PlayerView, Strategy, observes
-from rummysim.table import Table, apply_plays, taken_unused
+from rummysim.table import Table, checked_plays, taken_unused
 from rummysim.timing import record_interrupts
 from rummysim.trace import check_cards, turn_record
 
@@ -318,9 +318,7 @@ class _Hand:
         """Check and make a seat's plays, read already (R4.2, R4.4, R4.7, R5, R6, R7.2); return how it went out,
         if it did."""
         try:
-            holding, table, events = apply_plays(
-                plays, seat=seat, holding=self.holdings[seat], table=self.table, rules=self.rules, taken=self.taken
-            )
+            holding, table, events = checked_plays(plays, seat, self.holdings[seat], self.table, self.rules, self.taken)
         except Rejected as rejected:
             raise self.errors.illegal(seat, "; ".join(map(str, plays)), rejected) from None
         self.holdings[seat], self.table = holding, table

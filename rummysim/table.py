@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from rummysim.cards import FULL_DECK, card_code, to_text
+from rummysim.cards import BITS, FULL_DECK, card_code, to_text
 from rummysim.core import NO_CARD, keeps_taken, leaves_legal_holding, may_lay_off
 from rummysim.melds import MeldKind, can_lay_off, is_meld, meld_kind, meld_set, meld_text
 from rummysim.moves import LaidOff, LayOff, Meld, Melded, Play, Rejected, card_or_shown
@@ -80,13 +80,22 @@ def apply_event(event: Melded | LaidOff, *, holding: int, table: Sequence[TableM
 
     The event is taken as played: `apply_plays` is where plays are checked.
     """
-    # fields by position, in TableMeld's order (cards, melded_by, laid_off): this runs for every play
     if isinstance(event, Melded):
-        return holding ^ event.cards, (*table, _new(TableMeld, (event.cards, event.seat, ())))
-    old = table[event.meld]
-    bit = 1 << event.card
-    new = _new(TableMeld, (old.cards | bit, old.melded_by, (*old.laid_off, (event.card, event.seat))))
-    return holding ^ bit, (*table[: event.meld], new, *table[event.meld + 1 :])
+        return _melded(holding, tuple(table), event.seat, event.cards)
+    return _laid_off(holding, tuple(table), event.seat, event.card, event.meld)
+
+
+# fields by position, in TableMeld's order (cards, melded_by, laid_off): these run for every play
+def _melded(holding: int, table: Table, seat: int, cards: int) -> tuple[int, Table]:
+    """Return the holding and the table once `seat` melds `cards` (R5.4)."""
+    return holding ^ cards, (*table, _new(TableMeld, (cards, seat, ())))
+
+
+def _laid_off(holding: int, table: Table, seat: int, card: int, meld: int) -> tuple[int, Table]:
+    """Return the holding and the table once `seat` lays `card` off on meld number `meld` (R6.2)."""
+    old = table[meld]
+    new = _new(TableMeld, (old.cards | BITS[card], old.melded_by, (*old.laid_off, (card, seat))))
+    return holding ^ BITS[card], (*table[:meld], new, *table[meld + 1 :])
 
 
 def apply_plays(
@@ -105,22 +114,37 @@ def apply_plays(
     when the plays together leave a holding the rules forbid. Bots may call it to test a
     plan before answering: it is the engine's own check.
     """
-    after: Table = tuple(table)
+    holding, after, events = checked_plays(plays, seat, holding, tuple(table), rules, taken)
+    return _new(Applied, (holding, after, tuple(events)))  # (holding, table, events)
+
+
+def checked_plays(
+    plays: Iterable[object], seat: int, holding: int, table: Table, rules: Rules, taken: int | None
+) -> tuple[int, Table, list[Melded | LaidOff]]:
+    """`apply_plays`, its arguments by position and its answer a plain tuple with the events in a list: the engine's.
+
+    Each play's event is applied as `apply_event` applies it (`_melded`, `_laid_off`).
+    """
     events: list[Melded | LaidOff] = []
     legal = meld_set(rules.ace)
     # R12.1: whether the seat has a meld of its own on the table, melds earlier in these plays included
     after_meld = rules.lay_off is _AFTER_MELD
-    melded = after_meld and any(m.melded_by == seat for m in after)
+    melded = after_meld and any(m.melded_by == seat for m in table)
     for play in plays:
         # a plain, legal play is checked at once (`_checked`'s tests, in one); `_checked` rules on any other
         if type(play) is Meld and type(cards := play.cards) is int and cards & holding == cards and cards in legal:
-            event: Melded | LaidOff = _new(Melded, (seat, cards, len(after)))  # event_of(play): (seat, cards, meld)
-        elif type(play) is LayOff and _lays_off(play, holding, after, legal) and may_lay_off(melded, after_meld):
-            event = _new(LaidOff, (seat, play.card, play.meld))  # event_of(play): (seat, card, meld)
-        else:
-            event = _checked(play, seat, holding, after, rules, melded)
-        holding, after = apply_event(event, holding=holding, table=after)
+            events.append(_new(Melded, (seat, cards, len(table))))  # event_of(play): (seat, cards, meld)
+            holding, table = _melded(holding, table, seat, cards)
+            melded = True
+            continue
+        if type(play) is LayOff and _lays_off(play, holding, table, legal) and may_lay_off(melded, after_meld):
+            card, meld = play.card, play.meld
+            events.append(_new(LaidOff, (seat, card, meld)))  # event_of(play): (seat, card, meld)
+            holding, table = _laid_off(holding, table, seat, card, meld)
+            continue
+        event = _checked(play, seat, holding, table, rules, melded)
         events.append(event)
+        holding, table = apply_event(event, holding=holding, table=table)
         melded = melded or type(event) is Melded
     taken_card = NO_CARD if taken is None else taken
     if not leaves_legal_holding(holding, len(events), rules.going_out is _DISCARD_TO_GO_OUT, taken_card):
@@ -133,9 +157,9 @@ def apply_plays(
             f"the plays leave only {card_code(taken_card)}, taken from the discard pile this turn, "
             "which may not be discarded",
         )
-    if keeps_taken(holding, taken_card, rules.take_discard is _MUST_USE):
+    if taken is not None and keeps_taken(holding, taken_card, rules.take_discard is _MUST_USE):
         raise taken_unused(taken_card)
-    return _new(Applied, (holding, after, tuple(events)))  # (holding, table, events)
+    return holding, table, events
 
 
 def taken_unused(taken: int) -> Rejected:

@@ -67,18 +67,19 @@ def _melds_and_lay_offs(
     table_fits = fits if lays_off else 0
     if not table_fits & holding and not (meld_known or arr.has_meld(holding)):
         return [], holding  # nothing to play: what the arrangement below would find, found faster
-    best = arr.arrange(holding)
-    if not best.melds and not table_fits & holding:
+    new_melds, dead, _ = arr.arrange(holding)  # the best arrangement's melds and deadwood
+    if not new_melds and not table_fits & holding:
         return [], holding
-    melds: list[Play] = [Meld(m) for m in best.melds]
-    dead = best.deadwood_cards
-    fits_of = lay_off_table(arr.ace)
-    for meld in best.melds:  # fitting_cards(best.melds), written out
-        fits |= fits_of[meld]
+    plays: list[Play] = list(map(Meld, new_melds))
+    if new_melds:
+        fits_of = lay_off_table(arr.ace)
+        for meld in new_melds:  # fitting_cards(new_melds), written out
+            fits |= fits_of[meld]
     if not fits & dead:
-        return melds, dead  # no card left fits any meld: lay_off_all would lay none off
-    lay_offs, left = lay_off_all(dead, table + list(best.melds), arr.ace)
-    return [*melds, *lay_offs], left
+        return plays, dead  # no card left fits any meld: lay_off_all would lay none off
+    lay_offs, left = lay_off_all(dead, [*table, *new_melds], arr.ace)
+    plays += lay_offs
+    return plays, left
 
 
 def plan_plays(
@@ -90,15 +91,16 @@ def plan_plays(
     `melded` tells whether the seat has melded this hand (with ``lay_off: after_meld`` it lays
     off only then, or after a meld of this turn, R12.1).
     """
-    plays, left, _ = _plan(holding, table, fits=fits, rules=rules, taken=taken, arr=arr, melded=melded)
+    plays, left, _ = _plan(holding, table, fits, rules, taken, arr, melded)
     return plays, left
 
 
 def _plan(
-    holding: int, table: list[int], *, fits: int, rules: Rules, taken: int | None, arr: Arranger, melded: bool,
+    holding: int, table: list[int], fits: int, rules: Rules, taken: int | None, arr: Arranger, melded: bool,
     meld_known: bool = False,
 ) -> tuple[list[Play], int, bool]:  # fmt: skip
-    """Return `plan_plays`' plays and holding left, and whether that holding surely holds no meld.
+    """Return `plan_plays`' plays and holding left, and whether that holding surely holds no meld (arguments by
+    position, in `plan_plays`' order).
 
     It does unless plays were taken back so as not to leave a holding the rules forbid (R4.7, R7.2).
     """
@@ -224,10 +226,7 @@ class Greedy(Strategy):
                 self._discard_view, self._discard_card = view, self._highest(allowed)
             return []
         melded = view.has_melded[view.seat]
-        plays, left, meldless = _plan(
-            holding, self._masks, fits=fits, rules=rules, taken=view.taken, arr=arr, melded=melded,
-            meld_known=not lays_off,
-        )  # fmt: skip
+        plays, left, meldless = _plan(holding, self._masks, fits, rules, view.taken, arr, melded, not lays_off)
         if meldless:  # what a best arrangement leaves: the discard's fast path holds
             self._meldless = left
         return plays
