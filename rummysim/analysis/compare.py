@@ -36,11 +36,10 @@ from rummysim.analysis.equivalence import (
     MEASURES,
     bounds,
     delta_test,
-    linearised,
     spread,
     variance_ratio,
 )
-from rummysim.analysis.estimates import Pair, difference_estimates
+from rummysim.analysis.estimates import Pair, difference_estimates, linearised
 from rummysim.analysis.metrics import (
     PROPORTIONS,
     RATIOS,

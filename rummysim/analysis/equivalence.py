@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from rummysim.analysis.estimates import Estimate
+from rummysim.analysis.estimates import Estimate, delta_change, linearised
 from rummysim.measures import MEASURES as ALL_MEASURES
 
 ALPHA = 0.05
@@ -96,14 +96,6 @@ def spread(a: np.ndarray, b: np.ndarray, *, paired: bool) -> Spread:
     return Spread(se, se, 0.0)
 
 
-def linearised(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """Return each game's influence on sum(num) / sum(den) (delta method): (num − R·den) / mean(den)."""
-    total = np.sum(den)
-    if total == 0:
-        return np.zeros_like(num, dtype=float)
-    return (num - np.sum(num) / total * den) / np.mean(den)
-
-
 def delta_test(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray], *, paired: bool) -> float:
     """Return the two-sided p-value of ratio(b) − ratio(a) = 0 by a z-test on the games' linearised values.
 
@@ -119,12 +111,7 @@ def delta_test(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray
     (num_a, den_a), (num_b, den_b) = a, b
     if min(len(num_a), len(num_b)) < 2 or not (np.sum(den_a) > 0 and np.sum(den_b) > 0):
         return float("nan")
-    change = np.sum(num_b) / np.sum(den_b) - np.sum(num_a) / np.sum(den_a)
-    za, zb = linearised(num_a, den_a), linearised(num_b, den_b)
-    if paired:
-        se = float(np.std(zb - za, ddof=1) / math.sqrt(len(za)))
-    else:
-        se = float(math.sqrt(np.var(za, ddof=1) / len(za) + np.var(zb, ddof=1) / len(zb)))
+    change, se = delta_change(a, b, paired=paired)
     if not se > 0:
         return float("nan")
     return float(2 * stats.norm.sf(abs(change) / se))

@@ -10,7 +10,9 @@ level. With m(c) a measure of cell c (a ratio of per-game sums, as every metric 
   depends on B (0 when the effects add up).
 
 With ``conditions`` crossed with the grid, each condition (an *arm*, such as a lineup) is
-analysed apart. Intervals are percentile bootstraps over games (2,000 resamples): cells that
+analysed apart. Intervals are percentile bootstraps over games (2,000 resamples), or from
+`DELTA_GAMES` games on the delta method's (each game's influence on an effect, the same
+contrast of its influences on the cells, `estimates.linearised`): cells that
 share deals (the same table size and cards dealt: the same seeds, game by game) are resampled
 together, the same games in every such cell (paired), and cells that deal differently apart.
 They are descriptive: no planned test covers them and they are not corrected for multiple
@@ -27,7 +29,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate
+from rummysim.analysis.estimates import (
+    DELTA_GAMES,
+    LEVEL,
+    RESAMPLES,
+    Estimate,
+    Pair,
+    influence_se,
+    linearised,
+    normal_estimate,
+)
 from rummysim.analysis.metrics import ConditionSummary, seed_for
 from rummysim.design import Experiment
 
@@ -142,6 +153,10 @@ def effects(
                 num, den = cols[measure]
                 at: tuple[Any, ...] = (0, *cell)
                 point[at] = num.sum() / den.sum() if den.sum() else np.nan
+            n_games = min(len(c[measure][0]) for c in columns.values())
+            if n_games >= DELTA_GAMES:
+                found += _delta_effects(arm, measure, point, columns, groups, names, levels)
+                continue
             draws = np.empty((RESAMPLES, *shape))
             for start in range(0, RESAMPLES, BATCH):
                 size = min(BATCH, RESAMPLES - start)
@@ -158,9 +173,36 @@ def effects(
             tail = (1 - LEVEL) / 2 * 100
             for (kind, term), value in estimates.items():
                 low, high = np.nanpercentile(resampled[(kind, term)], [tail, 100 - tail])
-                n_games = min(len(c[measure][0]) for c in columns.values())
                 found.append(Effect(arm, measure, kind, term, Estimate(float(value[0]), float(low), float(high),
                                                                       n_games)))  # fmt: skip
+    return found
+
+
+def _delta_effects(
+    arm: str, measure: str, point: np.ndarray, columns: Mapping[tuple[int, ...], Mapping[str, Pair]],
+    groups: Mapping[tuple[int, int], Sequence[tuple[int, ...]]], names: Sequence[str], levels: Sequence[Sequence[Any]],
+) -> list[Effect]:  # fmt: skip
+    """Return one measure's effects with the delta method's intervals (`estimates.delta_change`, for contrasts).
+
+    An effect is a fixed linear combination of cells, so each game's influence on it is the same
+    combination of the games' influences on the cells (`linearised`): per group of cells that
+    share deals, the contrasts of a (games, cells) array; groups' variances add.
+    """
+    shape = point.shape[1:]
+    influences: dict[tuple[str, str], list[np.ndarray]] = {}
+    for cells_here in groups.values():
+        n_games = len(columns[cells_here[0]][measure][0])
+        values = np.zeros((n_games, *shape))
+        for cell in cells_here:
+            at: tuple[Any, ...] = (slice(None), *cell)
+            values[at] = linearised(*columns[cell][measure])
+        for key, influence in _contrasts(values, names, levels).items():
+            influences.setdefault(key, []).append(influence)
+    n_games = min(len(c[measure][0]) for c in columns.values())
+    found = []
+    for (kind, term), value in _contrasts(point, names, levels).items():
+        estimate = normal_estimate(float(value[0]), influence_se(*influences[(kind, term)]), n_games)
+        found.append(Effect(arm, measure, kind, term, estimate))
     return found
 
 

@@ -51,7 +51,17 @@ from statsmodels.stats import proportion
 
 from rummysim.analysis.comparison import Comparison
 from rummysim.analysis.equivalence import spread
-from rummysim.analysis.estimates import LEVEL, RESAMPLES, Estimate, Resampled, percentile_interval, wilson
+from rummysim.analysis.estimates import (
+    DELTA_GAMES,
+    LEVEL,
+    RESAMPLES,
+    Estimate,
+    Resampled,
+    influence_se,
+    normal_estimate,
+    percentile_interval,
+    wilson,
+)
 from rummysim.analysis.metrics import ConditionSummary, StrategyShare, seed_for
 from rummysim.design import LADDER
 
@@ -159,7 +169,10 @@ def linearised_strength(wins: np.ndarray) -> np.ndarray:
 def strength_difference(
     wins_a: np.ndarray, wins_b: np.ndarray, *, seats: tuple[int, int], n: tuple[int, int], paired: bool, seed: int
 ) -> Estimate:
-    """Return log θ_b − log θ_a with a percentile bootstrap interval over games (paired or apart)."""
+    """Return log θ_b − log θ_a with a percentile bootstrap interval over games (paired or apart).
+
+    From `DELTA_GAMES` games on, the interval is the delta method's, as for ratios (`estimates`).
+    """
     (ka, kb), (na, nb) = seats, n
 
     def statistic(x_a: np.ndarray, x_b: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -169,6 +182,9 @@ def strength_difference(
     value = float(statistic(wins_a, wins_b)) if size else float("nan")
     if size < 2 or not math.isfinite(value):
         return Estimate(value, float("nan"), float("nan"), size)
+    if size >= DELTA_GAMES:  # the delta method (`estimates.delta_change`), each game's influence on log θ
+        za, zb = linearised_strength(wins_a), linearised_strength(wins_b)
+        return normal_estimate(value, influence_se(zb - za) if paired else influence_se(za, zb), size)
     if paired:  # one resample of the games serves both conditions (`Resampled`)
         data = Resampled([wins_a, wins_b], seed=seed)
         assert data.sums is not None
