@@ -93,7 +93,8 @@ def test_a_grid_report_has_the_effects_table_the_heat_map_and_its_csv(tmp_path):
     assert "![Grid: the first seat's edge over two factors](figures/grid_heatmap.png)" in text
     assert report.figures["grid_heatmap"].stat().st_size > 0
     table = report.tables["effects"].read_text().splitlines()
-    assert table[0] == "arm,measure,kind,effect,estimate,low,high,games" and len(table) == 1 + 3 * 3
+    assert table[0] == "arm,measure,kind,effect,estimate,low,high,games"
+    assert len(table) == 1 + 6 * 3  # 6 measures x (2 main effects, 1 interaction)
 
 
 PLANTED = {(a, b): 1 / 3 + 0.10 * a + 0.05 * b + 0.08 * a * b for a in (0, 1) for b in (0, 1)}

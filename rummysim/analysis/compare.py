@@ -61,13 +61,15 @@ def plan(conditions: Sequence[Condition]) -> list[tuple[str, str, bool]]:
 
     Conditions seating the same set of strategies form a family whose first member is the
     reference; a pair is paired when table size and cards dealt are the same: the deals of
-    game g then come from the same seeds (R3), even if the lineup's order differs.
+    game g then come from the same seeds (R3), even if the lineup's order differs. A grid
+    crossed with conditions (``arm|cell`` names) makes a family of each arm: every cell is
+    compared with its own arm's first cell (an atlas's basic rummy at each table size).
     """
-    first: dict[frozenset[str], Condition] = {}
+    first: dict[tuple[frozenset[str], str], Condition] = {}
     planned = []
     for condition in conditions:
         labels = [strategy_label(p) for p in condition.players]
-        key = frozenset(labels)
+        key = (frozenset(labels), condition.name.rpartition("|")[0])
         if key not in first:
             first[key] = condition
             continue

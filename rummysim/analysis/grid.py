@@ -85,11 +85,16 @@ def _columns(
     """Return each measure's per-game (numerator, denominator), so a cell's value is sum(num) / sum(den)."""
     decided = frame["decided"].to_numpy(dtype=float)
     first = (frame["winner_start"].to_numpy() == 0) * decided
+    hands, decided_hands = frame["hands"].to_numpy(dtype=float), frame["decided_hands"].to_numpy(dtype=float)
     measures: dict[str, tuple[np.ndarray, np.ndarray]] = {
         HEADLINE: (first - decided / n, decided),
-        "points_per_hand": (frame["points"].to_numpy(dtype=float), frame["hands"].to_numpy(dtype=float)),
-        "turns_per_hand": (frame["turns"].to_numpy(dtype=float), frame["hands"].to_numpy(dtype=float)),
-    }
+        "first_seat_advantage_hand": (frame["hands_won_0"].to_numpy(dtype=float) - decided_hands / n, decided_hands),
+        "dealer_advantage_hand": (frame[f"hands_won_{n - 1}"].to_numpy(dtype=float) - decided_hands / n,
+                                  decided_hands),  # the dealer plays last (R3.4)
+        "hands_per_game": (hands, np.ones(len(frame))),
+        "points_per_hand": (frame["points"].to_numpy(dtype=float), hands),
+        "turns_per_hand": (frame["turns"].to_numpy(dtype=float), hands),
+    }  # fmt: skip
     if strategy is not None:
         won = (frame["winner_strategy"] == strategy).to_numpy(dtype=float) * decided
         measures["order"] = ((won / seats - decided / n) / (1.0 - 1.0 / n), decided)

@@ -21,7 +21,9 @@ from rummysim.analysis.ladder import Ladder, rated_conditions
 from rummysim.analysis.ladder import ladder as fit_ladder
 from rummysim.analysis.reading import Progress
 from rummysim.report.answer import evidence
+from rummysim.report.atlas import atlas_cells, draw_atlas, explorer_measures, findings, is_atlas, render_atlas
 from rummysim.report.changes import INTRO, other_changes
+from rummysim.report.explorer import write_explorer
 from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_plot, save
 from rummysim.report.glossary import glossary_lines
 from rummysim.report.html import render_html
@@ -194,6 +196,8 @@ def build_report(
         analysis = results.analysis or analyze(results, progress=progress)
     if progress is not None:
         progress.phase("drawing the charts")
+    if is_atlas(analysis):
+        return _atlas_report(analysis, folder, results)
     figures = draw_all(analysis, folder / "figures")
     found = verdicts(analysis)
     if found:
@@ -202,18 +206,9 @@ def build_report(
     rated = _ladder(analysis, folder, results)
     if rated is not None:
         figures["ladder"] = draw_ladder(rated, folder / "figures" / "ladder")
-    tables = {
-        "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),
-        "strategies": analysis.strategies_table(), "uniformity": analysis.uniformity_table(),
-        "comparisons": analysis.comparisons_table(),
-        **({"effects": analysis.effects_table()} if analysis.effects else {}),
-    }  # fmt: skip
     if progress is not None:
         progress.phase("writing the report")
-    paths = {}
-    for name, table in tables.items():
-        paths[name] = folder / f"summary_{name}.csv"
-        write_text_atomic(table.to_csv(index=False), paths[name])
+    paths = _summary_tables(analysis, folder)
     sizing = results.manifest.get("precision") if results is not None else None
     text = render_markdown(analysis, figures, folder, sizing=sizing, rated=rated)
     md = folder / "report.md"
@@ -221,3 +216,43 @@ def build_report(
     html = folder / "report.html"
     write_text_atomic(render_html(text, title=analysis.question, folder=folder), html)
     return Report(md, html, figures, paths, tuple(v.sentence.replace("`", "") for v in found))
+
+
+def _summary_tables(analysis: Analysis, folder: Path) -> dict[str, Path]:
+    """Write the summary CSVs (metrics, seats, strategies, uniformity, comparisons, a grid's effects); return them."""
+    tables = {
+        "metrics": analysis.metrics_table(), "seats": analysis.seats_table(),
+        "strategies": analysis.strategies_table(), "uniformity": analysis.uniformity_table(),
+        "comparisons": analysis.comparisons_table(),
+        **({"effects": analysis.effects_table()} if analysis.effects else {}),
+    }  # fmt: skip
+    paths = {}
+    for name, table in tables.items():
+        paths[name] = folder / f"summary_{name}.csv"
+        write_text_atomic(table.to_csv(index=False), paths[name])
+    return paths
+
+
+def _atlas_report(analysis: Analysis, folder: Path, results: Results | None) -> Report:
+    """Write an atlas's report (`rummysim.report.atlas`): heat maps, report, cells, explorer, summary CSVs."""
+    figures = draw_atlas(analysis, folder / "figures")
+    paths = _summary_tables(analysis, folder)
+    cells = atlas_cells(analysis)
+    paths["cells"] = folder / "atlas_cells.csv"
+    write_text_atomic(cells.to_csv(index=False), paths["cells"])
+    levels = {f: [str(v) for v in values] for f, values in analysis.experiment.grid.items()}
+    write_explorer(
+        cells, folder / "explorer.html", title=analysis.question, factors=list(levels), levels=levels,
+        measures=explorer_measures(),
+        intro=f"Experiment `{analysis.experiment.name}`, seed {analysis.experiment.seed}: every cell is a table size "
+        "and a set of rules; each change is against basic rummy at the same table size, on the same deals.",
+    )  # fmt: skip
+    sizing = sizing_lines(results.manifest.get("precision") if results is not None else None)
+    guide = _doc("atlas.md", folder, "the atlas guide")
+    text = render_atlas(analysis, figures, folder, sizing=sizing, guide=guide)
+    md = folder / "report.md"
+    write_text_atomic(text, md)
+    html = folder / "report.html"
+    write_text_atomic(render_html(text, title=analysis.question, folder=folder), html)
+    said = findings(cells, analysis.experiment.grid)
+    return Report(md, html, figures, paths, tuple(said))

@@ -18,10 +18,17 @@ GRID = (
     "### The grid: main effects and interactions (descriptive: uncorrected)\n\nEach factor's main effect is the "
     "average change from its reference level (its first) to the level shown, over the other factors' levels; an "
     "interaction A × B is how much A's change differs at B's level from at B's reference level (0 when the effects "
-    "add up). 95% percentile bootstrap intervals over games, cells that share deals resampled together (paired). "
+    "add up). 95% intervals over games (percentile bootstrap; the delta method from 5,000 games a cell), cells that "
+    "share deals taken together (paired). "
     "No planned test covers them and they are not corrected, so the Answer claims none of them."
 )
-UNITS = {"first_seat_advantage_game": (100.0, "first seat's edge, game level (pp)"), "order": (1.0, "Order")}
+UNITS = {
+    "first_seat_advantage_game": (100.0, "first seat's edge, game level (pp)"),
+    "first_seat_advantage_hand": (100.0, "first player's edge in a hand (pp)"),
+    "dealer_advantage_hand": (100.0, "dealer's edge in a hand (pp)"),
+    "hands_per_game": (1.0, "game length (hands)"),
+    "order": (1.0, "Order"),
+}
 
 
 def grid_text(analysis: Analysis) -> pd.DataFrame:
