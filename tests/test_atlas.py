@@ -11,7 +11,7 @@ import pytest
 from rummysim.analysis.compare import plan
 from rummysim.experiment import parse_experiment
 from rummysim.report import atlas
-from rummysim.report.atlas import ATLAS_MEASURES, findings, rule_changes, rule_finding, rule_words_of
+from rummysim.report.atlas import ATLAS_MEASURES, findings, largest, rule_changes, rule_finding, rule_words_of
 
 SPEC = {
     "name": "mini_atlas", "question": "What do two rules change at 2 and 3 players?", "seed": 5, "games": 6,
@@ -147,3 +147,13 @@ def test_a_rule_that_never_binds_is_said_once_and_the_fairest_table_is_the_edge_
     assert "basic rummy's is +2.00 pp" in fairest[0]
     changes = rule_changes(cells, levels)
     assert set(changes["rule"]) == {"taking the discard only to play it", "aces high or low"}
+
+
+def test_the_largest_firm_change_of_a_measure_is_named_with_its_table_size_and_basic_rummys_value():
+    frame = changes_frame([(2, 0.004, 0.001, 0.007), (5, 0.0306, 0.0259, 0.0352), (6, 0.05, -0.01, 0.11)], base=0.0068)
+    frame["rule"] = ["block rummy", "block rummy", "aces high or low"]
+    assert largest(frame, EDGE) == (
+        "The largest change one rule makes to the first player's edge in a hand: block rummy at 5 players, "
+        "+3.06 pp [+2.59, +3.52], from +0.68 pp under basic rummy."
+    )  # 6 players' larger change spans zero; 2 players' is below the 0.5 pp margin
+    assert largest(frame.iloc[[0, 2]], EDGE) is None

@@ -244,7 +244,7 @@ def _atlas_report(analysis: Analysis, folder: Path, results: Results | None) -> 
     write_explorer(
         cells, folder / "explorer.html", title=analysis.question, factors=list(levels), levels=levels,
         measures=explorer_measures(),
-        intro=f"Experiment `{analysis.experiment.name}`, seed {analysis.experiment.seed}: every cell is a table size "
+        intro=f"Experiment {analysis.experiment.name}, seed {analysis.experiment.seed}: every cell is a table size "
         "and a set of rules; each change is against basic rummy at the same table size, on the same deals.",
     )  # fmt: skip
     sizing = sizing_lines(results.manifest.get("precision") if results is not None else None)

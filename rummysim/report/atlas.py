@@ -63,6 +63,8 @@ ATLAS_MEASURES = (
     AtlasMeasure(Measure("order", "Skill: the better player's Order", "", 3, "high"), "order", skill=True),
 )  # fmt: skip
 NAN = float("nan")
+FINDINGS_ORDER = ("game_length", "order", "first_player_edge_hand", "dealer_edge_hand")
+"""The order of the findings: what changes most for a player first."""
 
 
 def is_atlas(analysis: Analysis) -> bool:
@@ -192,9 +194,9 @@ def rule_finding(rule: str, changes: pd.DataFrame, measure: AtlasMeasure) -> str
         span = f"{_number(least, shown)} to {_amount(most, shown)}"
         if shown.name == "game_length":
             percent = (changes["change"] / changes["base"]).abs() * 100
-            way = "longer" if up else "shorter"
-            return (f"With {rule}, games are {percent.min():.0f}% to {percent.max():.0f}% {way} at every table size "
-                    f"from {sizes} ({span} a game).")  # fmt: skip
+            way, digits = "longer" if up else "shorter", 0 if percent.min() >= 1 else 1
+            return (f"With {rule}, games are {percent.min():.{digits}f}% to {percent.max():.{digits}f}% {way} at "
+                    f"every table size from {sizes} ({span} a game).")  # fmt: skip
         return f"With {rule}, {noun} {'rises' if up else 'falls'} at every table size from {sizes}, by {span}."
     if math.isfinite(margin) and ((changes["low"] > -margin) & (changes["high"] < margin)).all():
         return f"With {rule}, {noun} changes by less than {_amount(margin, shown)} at every table size from {sizes}."
@@ -210,14 +212,34 @@ def findings(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) -> lis
     for rule in inert:
         out.append(f"With {rule}, nothing changes at any table size: the bots play exactly the same hands, so the rule "
                    "never binds them.")  # fmt: skip
-    for measure in ATLAS_MEASURES:
+    for measure in sorted(ATLAS_MEASURES, key=lambda m: FINDINGS_ORDER.index(m.shown.name)):
         part = changes[(changes["measure"] == measure.shown.name) & ~changes["rule"].isin(inert)]
         for rule, rows in part.groupby("rule", sort=False):
             sentence = rule_finding(str(rule), rows, measure)
             if sentence:
                 out.append(sentence)
+        if measure.shown.name != "game_length":
+            sentence = largest(part, measure)
+            if sentence:
+                out.append(sentence)
     out += fairest(cells, levels)
     return out
+
+
+def largest(changes: pd.DataFrame, measure: AtlasMeasure) -> str | None:
+    """Return where one rule moves a measure most (interval clear of zero, at least the margin), or None."""
+    shown = measure.shown
+    margin = MEASURES[shown.name].margin / _scale(shown) if shown.name in MEASURES else 0.0
+    firm = changes[((changes["low"] > 0) | (changes["high"] < 0)) & (changes["change"].abs() >= margin)]
+    if firm.empty:
+        return None
+    row = firm.loc[firm["change"].abs().idxmax()]
+    noun = MEASURES[shown.name].noun if shown.name in MEASURES else shown.label
+    k, d = _scale(shown), shown.digits
+    unit = {"pp": " pp", "hands": " hands", "": ""}[shown.unit]
+    return (f"The largest change one rule makes to {noun}: {row['rule']} at {int(row['players'])} players, "
+            f"{row['change'] * k:+.{d}f}{unit} [{row['low'] * k:+.{d}f}, {row['high'] * k:+.{d}f}], from "
+            f"{row['base'] * k:+.{d}f}{unit} under basic rummy.")  # fmt: skip
 
 
 def fairest(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) -> list[str]:
@@ -229,7 +251,11 @@ def fairest(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) -> list
         base = at[np.logical_and.reduce([at[f] == v for f, v in reference.items()])]
         said = [rule_words_of(f, best[f], v) for f, v in levels.items() if best[f] != str(v[0])]
         rules = ", ".join(said) if said else "basic rummy itself"
-        basic = f"; basic rummy's is {_pp(base.iloc[0], m)}" if len(base) and said else ""
+        basic = ""
+        if len(base) and said:
+            change = f"{m}_change"
+            basic = (f"; basic rummy's is {_pp(base.iloc[0], m)}, a change of {best[change] * 100:+.2f} pp "
+                     f"[{best[change + '_low'] * 100:+.2f}, {best[change + '_high'] * 100:+.2f}]")  # fmt: skip
         out.append(f"The fairest {players}-player table of the {len(at)} rule sets, by the first player's edge in "
                    f"a hand, is {rules}: {_pp(best, m)}{basic} (the least of {len(at)} estimates: read its "
                    "interval).")  # fmt: skip
