@@ -164,6 +164,13 @@ def rule_changes(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) ->
                                        "base"])  # fmt: skip
 
 
+def _noun(measure: Measure) -> str:
+    """Return a measure as a sentence names it: the verdicts' noun (`rummysim.measures`), Order said for skill."""
+    if measure.name == "order":
+        return "the better player's advantage (its Order)"
+    return MEASURES[measure.name].noun if measure.name in MEASURES else measure.label
+
+
 def _scale(measure: Measure) -> float:
     return 100.0 if measure.unit == "pp" else 1.0
 
@@ -186,7 +193,7 @@ def rule_finding(rule: str, changes: pd.DataFrame, measure: AtlasMeasure) -> str
     if changes.empty or changes["low"].isna().any():
         return None
     sizes = f"{changes['players'].min()} to {changes['players'].max()} players"
-    noun = MEASURES[shown.name].noun if shown.name in MEASURES else shown.label
+    noun = _noun(shown)
     margin = MEASURES[shown.name].margin / _scale(shown) if shown.name in MEASURES else NAN
     if (changes["low"] > 0).all() or (changes["high"] < 0).all():
         up = bool((changes["low"] > 0).all())
@@ -234,7 +241,7 @@ def largest(changes: pd.DataFrame, measure: AtlasMeasure) -> str | None:
     if firm.empty:
         return None
     row = firm.loc[firm["change"].abs().idxmax()]
-    noun = MEASURES[shown.name].noun if shown.name in MEASURES else shown.label
+    noun = _noun(shown)
     k, d = _scale(shown), shown.digits
     unit = {"pp": " pp", "hands": " hands", "": ""}[shown.unit]
     return (f"The largest change one rule makes to {noun}: {row['rule']} at {int(row['players'])} players, "
