@@ -160,7 +160,7 @@ def effects(
                 point[at] = num.sum() / den.sum() if den.sum() else np.nan
             n_games = min(len(c[measure][0]) for c in columns.values())
             if n_games >= DELTA_GAMES:
-                found += _delta_effects(arm, measure, point, columns, groups, names, levels)
+                found += _delta_effects(arm, measure, point, columns, groups, names, levels, n_games)
                 continue
             draws = np.empty((RESAMPLES, *shape))
             for start in range(0, RESAMPLES, BATCH):
@@ -186,6 +186,7 @@ def effects(
 def _delta_effects(
     arm: str, measure: str, point: np.ndarray, columns: Mapping[tuple[int, ...], Mapping[str, Pair]],
     groups: Mapping[tuple[int, int], Sequence[tuple[int, ...]]], names: Sequence[str], levels: Sequence[Sequence[Any]],
+    n_games: int,
 ) -> list[Effect]:  # fmt: skip
     """Return one measure's effects with the delta method's intervals (`estimates.delta_change`, for contrasts).
 
@@ -196,14 +197,12 @@ def _delta_effects(
     shape = point.shape[1:]
     influences: dict[tuple[str, str], list[np.ndarray]] = {}
     for cells_here in groups.values():
-        n_games = len(columns[cells_here[0]][measure][0])
-        values = np.zeros((n_games, *shape))
+        values = np.zeros((len(columns[cells_here[0]][measure][0]), *shape))
         for cell in cells_here:
             at: tuple[Any, ...] = (slice(None), *cell)
             values[at] = linearised(*columns[cell][measure])
         for key, influence in _contrasts(values, names, levels).items():
             influences.setdefault(key, []).append(influence)
-    n_games = min(len(c[measure][0]) for c in columns.values())
     found = []
     for (kind, term), value in _contrasts(point, names, levels).items():
         estimate = normal_estimate(float(value[0]), influence_se(*influences[(kind, term)]), n_games)

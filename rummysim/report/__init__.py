@@ -21,7 +21,15 @@ from rummysim.analysis.ladder import Ladder, rated_conditions
 from rummysim.analysis.ladder import ladder as fit_ladder
 from rummysim.analysis.reading import Progress
 from rummysim.report.answer import evidence
-from rummysim.report.atlas import atlas_cells, draw_atlas, explorer_measures, findings, is_atlas, render_atlas
+from rummysim.report.atlas import (
+    atlas_cells,
+    draw_atlas,
+    explorer_measures,
+    findings,
+    is_atlas,
+    render_atlas,
+    rule_changes,
+)
 from rummysim.report.changes import INTRO, other_changes
 from rummysim.report.explorer import write_explorer
 from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_plot, save
@@ -235,12 +243,15 @@ def _summary_tables(analysis: Analysis, folder: Path) -> dict[str, Path]:
 
 def _atlas_report(analysis: Analysis, folder: Path, results: Results | None) -> Report:
     """Write an atlas's report (`rummysim.report.atlas`): heat maps, report, cells, explorer, summary CSVs."""
-    figures = draw_atlas(analysis, folder / "figures")
-    paths = _summary_tables(analysis, folder)
+    grid = analysis.experiment.grid
     cells = atlas_cells(analysis)
+    changes = rule_changes(cells, grid)
+    said = findings(cells, grid, changes)
+    figures = draw_atlas(changes, folder / "figures")
+    paths = _summary_tables(analysis, folder)
     paths["cells"] = folder / "atlas_cells.csv"
     write_text_atomic(cells.to_csv(index=False), paths["cells"])
-    levels = {f: [str(v) for v in values] for f, values in analysis.experiment.grid.items()}
+    levels = {f: [str(v) for v in values] for f, values in grid.items()}
     write_explorer(
         cells, folder / "explorer.html", title=analysis.question, factors=list(levels), levels=levels,
         measures=explorer_measures(),
@@ -249,10 +260,9 @@ def _atlas_report(analysis: Analysis, folder: Path, results: Results | None) -> 
     )  # fmt: skip
     sizing = sizing_lines(results.manifest.get("precision") if results is not None else None)
     guide = _doc("atlas.md", folder, "the atlas guide")
-    text = render_atlas(analysis, figures, folder, sizing=sizing, guide=guide)
+    text = render_atlas(analysis, cells, changes, said, figures, folder, sizing=sizing, guide=guide)
     md = folder / "report.md"
     write_text_atomic(text, md)
     html = folder / "report.html"
     write_text_atomic(render_html(text, title=analysis.question, folder=folder), html)
-    said = findings(cells, analysis.experiment.grid)
     return Report(md, html, figures, paths, tuple(said))

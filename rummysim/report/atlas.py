@@ -145,11 +145,11 @@ def rule_changes(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) ->
     """
     rows = []
     reference = {f: str(v[0]) for f, v in levels.items()}
+    base = cells[np.logical_and.reduce([cells[f] == v for f, v in reference.items()])]
     for factor, values in levels.items():
         for level in values[1:]:
             wanted = {**reference, factor: str(level)}
             match = cells[np.logical_and.reduce([cells[f] == v for f, v in wanted.items()])]
-            base = cells[np.logical_and.reduce([cells[f] == v for f, v in reference.items()])]
             for _, row in match.iterrows():
                 at = base[base["players"] == row["players"]]
                 for measure in ATLAS_MEASURES:
@@ -210,9 +210,14 @@ def rule_finding(rule: str, changes: pd.DataFrame, measure: AtlasMeasure) -> str
     return None
 
 
-def findings(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) -> list[str]:
-    """Return the atlas's plain sentences: each rule's firm changes, then the fairest table at each size."""
-    changes = rule_changes(cells, levels)
+def findings(
+    cells: pd.DataFrame, levels: Mapping[str, Sequence[object]], changes: pd.DataFrame | None = None
+) -> list[str]:
+    """Return the atlas's plain sentences: each rule's firm changes, then the fairest table at each size.
+
+    `changes`: `rule_changes` of the cells, if the caller has them already.
+    """
+    changes = rule_changes(cells, levels) if changes is None else changes
     out = []
     exact = (changes["change"] == 0) & ((changes["high"] - changes["low"]).fillna(0) == 0)
     inert = [str(r) for r, same in exact.groupby(changes["rule"], sort=False).all().items() if same]
@@ -321,13 +326,6 @@ def explorer_measures() -> list[Measure]:
     return [m.shown for m in ATLAS_MEASURES]
 
 
-def write_cells(cells: pd.DataFrame, folder: Path) -> Path:
-    """Write ``atlas_cells.csv``; return its path."""
-    path = Path(folder) / "atlas_cells.csv"
-    path.write_text(cells.to_csv(index=False))
-    return path
-
-
 def interaction_lines(analysis: Analysis, *, shown: int = 12) -> list[str]:
     """Return the two-rule interactions of the atlas's measures whose 95% interval excludes zero, largest first."""
     labels = {m.metric: m for m in ATLAS_MEASURES}
@@ -346,13 +344,13 @@ def interaction_lines(analysis: Analysis, *, shown: int = 12) -> list[str]:
 
 
 def render_atlas(
-    analysis: Analysis, figures: Mapping[str, Path], folder: Path, *, sizing: list[str], guide: str
-) -> str:
-    """Return an atlas's report.md: findings, each rule against basic rummy by table size, interactions, how sized."""
-    levels = analysis.experiment.grid
-    cells = atlas_cells(analysis)
-    changes = rule_changes(cells, levels)
-    said = findings(cells, levels)
+    analysis: Analysis, cells: pd.DataFrame, changes: pd.DataFrame, said: Sequence[str], figures: Mapping[str, Path],
+    folder: Path, *, sizing: list[str], guide: str,
+) -> str:  # fmt: skip
+    """Return an atlas's report.md: findings, each rule against basic rummy by table size, interactions, how sized.
+
+    `cells`, `changes` and `said` are the run's `atlas_cells`, their `rule_changes` and `findings`.
+    """
     parts = [f"# {analysis.question}", "## What the atlas found"]
     parts.append("\n".join(f"- {s}" for s in said) if said else "No rule moves a measure firmly at every table size.")
     parts.append(
@@ -396,11 +394,10 @@ def render_atlas(
     return "\n\n".join(parts) + "\n"
 
 
-def draw_atlas(analysis: Analysis, folder: Path) -> dict[str, Path]:
-    """Draw each atlas measure's rule-by-size heat map into `folder`; return the PNG paths by measure name."""
+def draw_atlas(changes: pd.DataFrame, folder: Path) -> dict[str, Path]:
+    """Draw each atlas measure's rule-by-size heat map of `rule_changes` into `folder`; return the PNGs by measure."""
     from rummysim.report.figures import RC, save
 
-    changes = rule_changes(atlas_cells(analysis), analysis.experiment.grid)
     paths = {}
     with plt.rc_context(RC):
         for measure in ATLAS_MEASURES:
