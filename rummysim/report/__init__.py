@@ -167,15 +167,17 @@ def _rel(path: Path, folder: Path) -> str:
 def tables_section(analysis: Analysis) -> list[str]:
     """Return the tables: conditions, seats, strategies, comparisons, a grid's effects, every metric."""
     parts = ["## Tables", "### Conditions", conditions_table(analysis).to_markdown(index=False)]
-    parts += ["### Seat win share by turn position (%; hands: bootstrap over games, games: Wilson; 95% intervals; "
-              "chi-square test of uniform seats)", seats_wide(analysis).to_markdown(index=False)]  # fmt: skip
+    parts += ["### Seat win share by turn position (%; hands: over games (bootstrap; delta method from 5,000), "
+              "games: Wilson; 95% intervals; chi-square test of uniform seats)",
+              seats_wide(analysis).to_markdown(index=False)]  # fmt: skip
     strategies = strategies_text(analysis)
     if len(strategies):
         parts += ["### Strategy win share (games won by its seats, %, 95% Wilson interval) and Order",
                   strategies.to_markdown(index=False)]  # fmt: skip
     comparisons = comparisons_text(analysis)
     if len(comparisons):
-        parts += ["### Comparisons (other − reference; 95% intervals, bootstrap over games)",
+        parts += ["### Comparisons (other − reference; 95% intervals over games: bootstrap, or the delta method "
+                  "from 5,000 games)",
                   comparisons.to_markdown(index=False)]  # fmt: skip
     if analysis.effects:
         parts += [GRID, grid_text(analysis).to_markdown(index=False)]

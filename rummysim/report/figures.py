@@ -89,7 +89,7 @@ def seat_win_share(analysis: Analysis) -> Figure:
             ax.bar(x, values, width * 0.9, yerr=errors, capsize=2, color=[COLORS[p] for p in range(c.n_players)])
             ax.hlines(100 / c.n_players, i - 0.45, i + 0.45, colors="black", linestyles="dashed", linewidth=1)
         _condition_axis(ax, names)
-        interval = "bootstrap over games" if level == "hand" else "Wilson"
+        interval = "over games" if level == "hand" else "Wilson"
         where = "in the hand" if level == "hand" else "in the first hand"
         ax.set_title(f"{level} level: position {where}\n95% interval: {interval}", fontsize=9)
         ax.grid(axis="y", alpha=0.3)
