@@ -108,21 +108,28 @@ def to_tables(condition: str, labels: Sequence[str], hands: np.ndarray, games: n
 
 
 def play_chunk_tables(
-    condition: str, rules: Rules, players: Sequence[Spec], *, seed: int, start: int, stop: int, audit: bool = False
-) -> tuple[dict[str, pa.Table], int]:
+    condition: str, rules: Rules, players: Sequence[Spec], *, seed: int, start: int, stop: int, audit: bool = False,
+    deals: np.ndarray | None = None,
+) -> tuple[dict[str, pa.Table], int]:  # fmt: skip
     """Play games ``start`` to ``stop`` of a condition compiled; return its tables and its number of hands.
 
-    `audit` checks after every turn that each card is in exactly one place (R1.2).
+    `audit` checks after every turn that each card is in exactly one place (R1.2). `deals`, if
+    given, holds for each game the game whose deals and first dealer it plays (duplicate deals,
+    `rummysim.analysis.designs`); by default each game plays its own.
     """
     codes, params = lineup_arrays(players)
     keys = stream_keys(players, codes, seed=seed, start=start, stop=stop)
+    hands_keys, dealer_keys = game_hands_keys(seed, start, stop), game_keys(seed, start, stop)
+    if deals is not None:
+        hands_keys = np.array([game_hands_keys(seed, d, d + 1)[0] for d in deals], np.uint64)
+        dealer_keys = np.array([game_keys(seed, d, d + 1)[0] for d in deals], np.uint64)
     hands, games = play_games(
         tables_of(rules),
         settings_array(rules),
         codes,
         params,
-        game_hands_keys(seed, start, stop),
-        game_keys(seed, start, stop),
+        hands_keys,
+        dealer_keys,
         start,
         stop,
         keys,
