@@ -16,7 +16,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import pyarrow as pa
@@ -34,6 +34,10 @@ from rummysim.strategies.sealed import SealedPool
 from rummysim.timing import bots_interrupts_only, last_words, record_interrupts
 
 DEFAULT_CHUNK_GAMES = 100
+"""Games per chunk at most, by default, on the reference engine: a chunk of slow bots is minutes, not hours."""
+COMPILED_CHUNK_GAMES = 2000
+"""Games per chunk at most, by default, on the compiled engine: a second or so of play, and few files to merge
+(the atlas's 3.2 M games a wave were 32,000 chunk files at 100 a chunk)."""
 
 
 class Chunk(NamedTuple):
@@ -97,11 +101,13 @@ def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
 
 
 def plan(
-    experiment: Experiment, *, chunk_games: int, trace: bool, done: set[str], engines: Sequence[str] | None = None
-) -> list[Chunk]:
+    experiment: Experiment, *, chunk_games: int | Mapping[str, int], trace: bool, done: set[str],
+    engines: Sequence[str] | None = None,
+) -> list[Chunk]:  # fmt: skip
     """Return the chunks still to play; `done` holds the ids of finished chunks (any chunk size).
 
-    `engines` names the engine of each condition (`rummysim.engine_choice.choose_engine`); by default the reference.
+    `engines` names the engine of each condition (`rummysim.engine_choice.choose_engine`); by default the
+    reference. `chunk_games` is the games per chunk, or per engine (`default_chunk_games`).
     """
     covered: dict[int, list[tuple[int, int]]] = {}
     for chunk_id in done:
@@ -118,20 +124,23 @@ def plan(
                 gaps.append((game, min(start, n_games)))
             game = max(game, stop)
         for gap_start, gap_stop in gaps:
-            for start in range(gap_start, gap_stop, chunk_games):
-                stop = min(start + chunk_games, gap_stop)
-                engine = engines[index] if engines else "python"
+            engine = engines[index] if engines else "python"
+            size = chunk_games if isinstance(chunk_games, int) else chunk_games[engine]
+            for start in range(gap_start, gap_stop, size):
+                stop = min(start + size, gap_stop)
                 chunks.append(Chunk(index, condition, experiment.seed, start, stop, trace, experiment.time_limit,
                                     experiment.isolates(condition), engine, experiment.sandbox))  # fmt: skip
     return chunks
 
 
-def default_chunk_games(experiment: Experiment, *, n_jobs: int, backend: str) -> int:
-    """Return games per chunk: up to 100, and small enough that every worker gets several chunks
-    of the smallest condition."""
+def default_chunk_games(experiment: Experiment, *, n_jobs: int, backend: str) -> dict[str, int]:
+    """Return games per chunk on each engine: up to `DEFAULT_CHUNK_GAMES` on the reference engine and
+    `COMPILED_CHUNK_GAMES` compiled, and small enough that every worker gets several chunks of the
+    smallest condition. The tables are the same for any chunk size."""
     workers = (n_jobs if n_jobs > 0 else os.cpu_count() or 1) if backend != "dask" else 4
     smallest = min(experiment.games_of(c) for c in experiment.conditions)
-    return max(1, min(DEFAULT_CHUNK_GAMES, -(-smallest // (4 * workers))))
+    share = -(-smallest // (4 * workers))
+    return {"python": max(1, min(DEFAULT_CHUNK_GAMES, share)), "compiled": max(1, min(COMPILED_CHUNK_GAMES, share))}
 
 
 def execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str | None) -> Iterator[Any]:

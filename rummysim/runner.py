@@ -89,28 +89,28 @@ def run_experiment(
 
     `experiment` is an `Experiment` or the path of an experiment file. `games` and `seed`
     override the file's (``seed="secret"``: a secret seed, `rummysim.secret_seed`). The tables
-    depend only on the experiment and its seed: `n_jobs`,
-    `chunk_games` (games per chunk; by default up to 100, and small enough that every
-    worker gets several chunks) and `backend` change the speed, never the data. A stopped run resumes
-    from its finished chunks; `force` starts over. `isolate` runs every plug-in bot sealed in its own
-    process, as ``isolate: true`` in the file does; `engine` overrides the file's ``engine:``
-    (`rummysim.engine_choice`). Sealed bots run in the sandbox (`rummysim.strategies.sandbox`); where it
-    cannot be had the run refuses, unless `sandbox` is False (or ``sandbox: false`` in the file). The tables
-    are the same either way.
+    depend only on the experiment and its seed: `n_jobs`, `chunk_games` (games per chunk; by default
+    up to 100 on the reference engine and 2,000 compiled, and small enough that every worker gets
+    several chunks: `rummysim.chunks.default_chunk_games`) and `backend` change the speed, never the
+    data. A stopped run resumes from its finished chunks; `force` starts over. `isolate` runs every
+    plug-in bot sealed in its own process, as ``isolate: true`` in the file does; `engine` overrides
+    the file's ``engine:`` (`rummysim.engine_choice`). Sealed bots run in the sandbox
+    (`rummysim.strategies.sandbox`); where it cannot be had the run refuses, unless `sandbox` is False
+    (or ``sandbox: false`` in the file). The tables are the same either way.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
     experiment = experiment.with_overrides(games=games, seed=seed, isolate=isolate, engine=engine, sandbox=sandbox)
     _check_sandbox(experiment)
-    if chunk_games is None:
-        chunk_games = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend)
-    whole_number(chunk_games, name="--chunk-games", low=1)
+    if chunk_games is not None:
+        whole_number(chunk_games, name="--chunk-games", low=1)
+    sizes = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend) if chunk_games is None else chunk_games
     check_run_options(experiment, n_jobs=n_jobs, backend=backend, trace=trace)  # before anything is written
     check_names((p for c in experiment.conditions for p in c.players), where=f"{experiment.source}: players")
     folder = Path(out) / experiment.name
     with writing(folder, "preparing the results folder", then=AGAIN):
         folder.mkdir(parents=True, exist_ok=True)
-    options: dict[str, Any] = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=chunk_games,
+    options: dict[str, Any] = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=sizes,
                                    trace=trace, quiet=quiet, overrides={"games": games, "seed": seed})  # fmt: skip
     with lock(folder):
         with writing(folder, "preparing the results folder", then=AGAIN):
@@ -246,7 +246,8 @@ def _say(line: str) -> None:
 
 
 def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, scheduler: str | None,
-         chunk_games: int, trace: bool, quiet: bool, overrides: dict[str, Any]) -> Results:  # fmt: skip
+         chunk_games: int | dict[str, int], trace: bool, quiet: bool,
+         overrides: dict[str, Any]) -> Results:  # fmt: skip
     """Play the chunks still missing, merge every chunk into the tables and write the manifest."""
     chunk_dir = folder / "chunks"
     ledger, done = open_chunks(experiment, folder, chunk_dir)
@@ -288,7 +289,7 @@ def _engines(experiment: Experiment, *, trace: bool, quiet: bool) -> list[Choice
 
 def _play_chunks(
     experiment: Experiment, folder: Path, *, ledger: Ledger, done: set[str], engines: list[str], n_jobs: int,
-    backend: str, scheduler: str | None, chunk_games: int, trace: bool, quiet: bool,
+    backend: str, scheduler: str | None, chunk_games: int | dict[str, int], trace: bool, quiet: bool,
 ) -> tuple[set[str], int]:  # fmt: skip
     """Play every chunk not `done`, again while the disk damages any; return the finished chunks and hands played."""
     chunk_dir = folder / "chunks"
@@ -324,7 +325,7 @@ def _play_chunks(
 def _manifest(
     experiment: Experiment, *, choices: list[Choice], records: dict[str, dict[str, Any]], overrides: dict[str, Any],
     started: datetime, seconds: float, hands_played: int, resumed: int, backend: str, scheduler: str | None,
-    n_jobs: int, chunk_games: int,
+    n_jobs: int, chunk_games: int | dict[str, int],
 ) -> dict[str, Any]:  # fmt: skip
     """Return the run's manifest: what was played, how, where and by which versions, and its tables.
 

@@ -210,13 +210,23 @@ def test_plan_covers_every_game_once_around_finished_chunks():
     assert spans == [(0, 0, 2), (0, 5, 9), (0, 9, 10)]
 
 
+def test_plan_sizes_each_conditions_chunks_by_its_engine():
+    exp = experiment(games=10, conditions={"slow": {}, "fast": {}})
+    sizes = {"python": 3, "compiled": 10}
+    chunks = plan(exp, chunk_games=sizes, trace=False, done=set(), engines=["python", "compiled"])
+    spans = [(c.number, c.start, c.stop, c.engine) for c in chunks]
+    assert spans == [(0, 0, 3, "python"), (0, 3, 6, "python"), (0, 6, 9, "python"), (0, 9, 10, "python"),
+                     (1, 0, 10, "compiled")]  # fmt: skip
+
+
 def test_default_chunks_give_every_worker_several_chunks_of_the_smallest_condition():
     from rummysim.chunks import default_chunk_games
 
     exp = experiment(games=2000, conditions={"big": {}, "small": {"games": 100}})
-    assert default_chunk_games(exp, n_jobs=2, backend="loky") == 13
-    assert default_chunk_games(experiment(games=100_000), n_jobs=2, backend="loky") == 100
-    assert default_chunk_games(experiment(games=3), n_jobs=8, backend="loky") == 1
+    assert default_chunk_games(exp, n_jobs=2, backend="loky") == {"python": 13, "compiled": 13}
+    assert default_chunk_games(experiment(games=100_000), n_jobs=2, backend="loky") == {"python": 100, "compiled": 2000}
+    assert default_chunk_games(experiment(games=10_000), n_jobs=2, backend="loky") == {"python": 100, "compiled": 1250}
+    assert default_chunk_games(experiment(games=3), n_jobs=8, backend="loky") == {"python": 1, "compiled": 1}
 
 
 def test_an_unreachable_dask_scheduler_is_a_one_line_error(tmp_path):
