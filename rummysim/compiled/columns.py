@@ -115,7 +115,7 @@ def play_chunk_tables(
 
     `audit` checks after every turn that each card is in exactly one place (R1.2). `deals`, if
     given, holds for each game the game whose deals and first dealer it plays (duplicate deals,
-    `rummysim.analysis.designs`); by default each game plays its own.
+    `rummysim.variance_factors`); by default each game plays its own.
     """
     codes, params = lineup_arrays(players)
     keys = stream_keys(players, codes, seed=seed, start=start, stop=stop)

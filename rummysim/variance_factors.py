@@ -16,7 +16,7 @@ promise tighter answers from the same games; this module plays both and measures
 A variance factor is the variance of an estimate under the design over its variance under
 today's, for the same number of games: below 1 the design needs that share of the games for
 the same interval. Each has a 95% percentile interval over bootstrap resamples of the units.
-Run ``python -m rummysim.analysis.designs`` to measure them again (about a minute a table size).
+Run ``python -m rummysim.variance_factors`` to measure them again (about a minute a table size).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rummysim.analysis.estimates import linearised, percentile_interval
+from rummysim.analysis.estimates import Z, influence_se, linearised, percentile_interval
 from rummysim.arrangement import arranger
 from rummysim.dealing import deal
 from rummysim.rules import Ace, Rules
@@ -160,6 +160,44 @@ def measure(n: int, *, games: int, seed: int, target_score: int = 150) -> list[F
     return factors
 
 
+def duplicate_coverage(n: int, *, games: int, seed: int, size: int = 1000, samples: int = 1000) -> pd.DataFrame:
+    """Return how often 95% intervals from `size` duplicate blocks cover the value over all `games` (the truth).
+
+    Blocked: the delta method over blocks (each block's sums), as a design with duplicate deals must
+    be analysed. Naive: over games, as if they were apart. Each of `samples` samples draws `size`
+    blocks with replacement from the games played; a row per estimate, with both coverages.
+    """
+    games -= games % n
+    rules = Rules(n_players=n, target_score=150)
+    tables = play(rules, [{"strategy": MEASURED}] + [{"strategy": "greedy"}] * (n - 1), seed=seed, games=games,
+                  duplicate=True)  # fmt: skip
+    outcome, hands = tables["games"], tables["hands"]
+    winners = outcome[outcome["won"] & ~outcome["tied"]]
+    columns = {
+        "skill (the measured player's share)": (
+            np.bincount(winners["game"][winners["strategy"] == MEASURED], minlength=games).astype(float),
+            np.bincount(winners["game"], minlength=games).astype(float),
+        ),
+        "game length": (np.bincount(hands["game"], minlength=games) / n, np.ones(games)),
+    }
+    rng = np.random.default_rng(seed)
+    rows = []
+    for estimate, (num, den) in columns.items():
+        truth = num.sum() / den.sum()
+        by_block = num.reshape(-1, n).sum(axis=1), den.reshape(-1, n).sum(axis=1)
+        covered = {"blocked": 0, "naive": 0}
+        for _ in range(samples):
+            blocks = rng.integers(0, len(by_block[0]), size)
+            y, x = by_block[0][blocks], by_block[1][blocks]
+            played = (blocks[:, None] * n + np.arange(n)).ravel()
+            value = y.sum() / x.sum()
+            for how, z in (("blocked", linearised(y, x)), ("naive", linearised(num[played], den[played]))):
+                covered[how] += abs(value - truth) <= Z * influence_se(z)
+        rows.append({"players": n, "estimate": estimate, "blocks": size,
+                     **{how: hits / samples for how, hits in covered.items()}})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def factors_table(factors: Sequence[Factor]) -> pd.DataFrame:
     """Return the factors as a table: one row per design and estimate, a column per table size."""
     rows = pd.DataFrame(
@@ -171,12 +209,17 @@ def factors_table(factors: Sequence[Factor]) -> pd.DataFrame:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Print the variance factors of both designs (``python -m rummysim.analysis.designs --players 2 3 4``)."""
+    """Print the variance factors of both designs (``python -m rummysim.variance_factors --players 2 3 4``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
     parser.add_argument("--games", type=int, default=36000, help="games per rule set and design (default 36000)")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--coverage", action="store_true", help="also the coverage of duplicate deals' intervals")
     args = parser.parse_args(argv)
+    if args.coverage:
+        found = [duplicate_coverage(n, games=args.games, seed=args.seed) for n in args.players]
+        print(pd.concat(found).to_markdown(index=False))
+        return
     factors = [f for n in args.players for f in measure(n, games=args.games, seed=args.seed)]
     print(factors_table(factors).to_markdown(index=False))
 
