@@ -33,6 +33,7 @@ def main() -> None:
       rummysim run experiments/acehigh.yaml
       rummysim report results/acehigh
       rummysim verify results/acehigh
+      rummysim dataset results/acehigh
       rummysim validate experiments/acehigh.yaml
       rummysim deadwood "AS 2S 3S 7H 7D 7C KH"
       rummysim bench --json
@@ -203,6 +204,34 @@ def verify(results_dir: str, n_replay: int, engine: str, sample_seed: int | None
     click.echo(verification.summary)
     if not verification.ok:
         raise SystemExit(1)
+
+
+@main.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Where to write the dataset  [default: RESULTS_DIR/dataset]")  # fmt: skip
+@_one_line_errors
+def dataset(results_dir: str, out: str | None) -> None:
+    """Write a finished run's tables as a Parquet dataset for DuckDB and pandas.
+
+    One folder per table, table size and condition (players=N/condition=NAME, hive
+    style), read as one table; a grid's factors are columns. The tables are read in
+    row batches and must match the manifest's checksums. Prints the folder, then each
+    table's rows. See docs/atlas.md.
+
+    \b
+    Example:
+      rummysim dataset results/atlas
+      rummysim dataset results/bots --out /tmp/bots
+    """
+    from rummysim.dataset import write_dataset
+
+    written = write_dataset(results_dir, out)
+    click.echo(str(written.folder))
+    for kind, rows in written.rows.items():
+        click.echo(f"  {kind}: {rows:,} rows")
+    if written.factors:
+        click.echo(f"  the grid's factors, as columns: {', '.join(written.factors)}")
 
 
 @main.command()
