@@ -1,10 +1,10 @@
-"""The tables as a partitioned Parquet dataset (issue 23, part 7).
+"""The tables as a partitioned Parquet dataset, and an atlas-like grid on Dask (issue 23, part 7).
 
 An atlas-like grid (three lineups at 2 and 3 players, two rules on and off) is played once;
 its dataset must read back, in pandas, pyarrow and DuckDB, exactly the rows of hands.parquet
 and games.parquet; the DuckDB query and the pandas code of docs/atlas.md must find what pandas
-finds in hands.parquet; and a missing or tampered table is a one-line error that leaves no partial
-dataset.
+finds in hands.parquet; a missing or tampered table is a one-line error that leaves no partial
+dataset; and the same grid on a local Dask cluster must write the same tables, byte for byte.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def experiment():
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("joblib")
-    return run_experiment(experiment(), out=out, n_jobs=1, chunk_games=CHUNK_GAMES, quiet=True)
+    return run_experiment(experiment(), out=out, n_jobs=2, chunk_games=CHUNK_GAMES, quiet=True)  # joblib: loky
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +232,17 @@ def test_a_folder_that_is_not_a_dataset_is_never_replaced(run, tmp_path):
     again = write_dataset(run.folder, tmp_path / "again")
     assert write_dataset(run.folder, again.folder).rows == again.rows  # its own dataset is replaced whole
 
+
+def test_the_atlas_like_grid_on_a_local_dask_cluster_writes_the_joblib_tables(run, tmp_path):
+    import distributed
+
+    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None) as c:
+        on_dask = run_experiment(
+            experiment(), out=tmp_path, backend="dask", scheduler=c.scheduler_address, chunk_games=CHUNK_GAMES,
+            quiet=True,
+        )  # fmt: skip
+    assert on_dask.manifest["backend"] == "dask" and run.manifest["backend"] == "loky"
+    for kind in KINDS:
+        assert on_dask.manifest["tables"][kind] == run.manifest["tables"][kind], kind  # SHA-256 and rows
+        pd.testing.assert_frame_equal(getattr(on_dask, kind), getattr(run, kind))
+    assert len(run.hands) > 1000 and run.hands.condition.nunique() == 12
