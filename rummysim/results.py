@@ -122,10 +122,18 @@ def remove_leftovers(folder: Path) -> None:
             leftover.unlink(missing_ok=True)
 
 
+ROW_GROUP_ROWS = 1 << 17
+"""Rows in each row group of a merged table (the last may hold fewer): fixed, so a table's bytes do not
+depend on how its games were cut into chunks."""
+
+
 def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Stream the chunks' tables, in order, into one Parquet file per kind; return each one's `table_record`.
 
-    On any error the temporary file is removed and the tables already in place are kept.
+    The rows are written in row groups of `ROW_GROUP_ROWS`, whatever the chunks' sizes, so
+    the same rows make the same bytes for any ``--chunk-games``, ``--jobs`` or backend; at
+    most one row group and one chunk are held at once. On any error the temporary file is
+    removed and the tables already in place are kept.
     """
     chunks = list(chunks)
     records = {}
@@ -134,16 +142,35 @@ def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dic
         tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
         try:
             with pq.ParquetWriter(tmp, SCHEMAS[kind]) as writer:
-                count = 0
+                count, held = 0, list[pa.Table]()
                 for chunk in chunks:
                     table = pq.read_table(chunk / f"{kind}.parquet", schema=SCHEMAS[kind])
-                    writer.write_table(table)
                     count += table.num_rows
+                    held = _write_whole_groups(writer, [*held, table])
+                if held:
+                    writer.write_table(pa.concat_tables(held).combine_chunks())
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
         records[kind] = table_record(path, count)
     return records
+
+
+def _write_whole_groups(writer: pq.ParquetWriter, tables: list[pa.Table]) -> list[pa.Table]:
+    """Write as many whole row groups of `ROW_GROUP_ROWS` as `tables` hold; return the rows left over.
+
+    Each group is written from contiguous arrays (``combine_chunks``), so its bytes depend on
+    its rows alone, not on the chunks they came from.
+    """
+    rows = sum(t.num_rows for t in tables)
+    if rows < ROW_GROUP_ROWS:
+        return tables
+    table = pa.concat_tables(tables)
+    whole = rows - rows % ROW_GROUP_ROWS
+    for start in range(0, whole, ROW_GROUP_ROWS):
+        writer.write_table(table.slice(start, ROW_GROUP_ROWS).combine_chunks(), row_group_size=ROW_GROUP_ROWS)
+    rest = table.slice(whole)
+    return [rest] if rest.num_rows else []
 
 
 def split_tables(folder: Path, chunk_dir: Path, chunk_ids: dict[str, str], kinds: Sequence[str]) -> dict[str, Any]:

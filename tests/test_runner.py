@@ -10,6 +10,7 @@ import sys
 import time
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from rummysim.chunks import plan
@@ -65,6 +66,24 @@ def test_tables_have_a_row_per_hand_x_seat_and_per_game_x_seat(reference):
 def test_tables_do_not_depend_on_workers_chunks_or_backend(tmp_path, reference, n_jobs, chunk_games, backend):
     results = run_experiment(experiment(), out=tmp_path, n_jobs=n_jobs, chunk_games=chunk_games, backend=backend)
     assert_same_tables(results, reference)
+    for kind in ("hands", "games"):  # the same bytes too: row groups do not follow the chunks
+        assert results.manifest["tables"][kind]["sha256"] == reference.manifest["tables"][kind]["sha256"]
+
+
+def test_merged_tables_are_the_same_bytes_however_the_games_were_chunked(tmp_path, reference, monkeypatch):
+    """Row groups of a fixed size (here 7 rows, so tables span many), whatever the chunks' sizes."""
+    import rummysim.results as results_module
+
+    monkeypatch.setattr(results_module, "ROW_GROUP_ROWS", 7)
+    digests = set()
+    for chunk_games in (1, 5, 12):
+        folder = tmp_path / str(chunk_games)
+        made = run_experiment(experiment(), out=folder, n_jobs=1, chunk_games=chunk_games, backend="sequential")
+        digests.add((made.manifest["tables"]["hands"]["sha256"], made.manifest["tables"]["games"]["sha256"]))
+        groups = pq.ParquetFile(made.folder / "hands.parquet").metadata
+        sizes = [groups.row_group(i).num_rows for i in range(groups.num_row_groups)]
+        assert set(sizes[:-1]) == {7} and 0 < sizes[-1] <= 7
+    assert len(digests) == 1
 
 
 def test_tables_are_the_same_on_a_local_dask_cluster(tmp_path, reference):
