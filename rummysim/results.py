@@ -13,7 +13,9 @@ import json
 import os
 import shutil
 import typing
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,8 +145,7 @@ def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dic
         try:
             with pq.ParquetWriter(tmp, SCHEMAS[kind]) as writer:
                 count, held = 0, list[pa.Table]()
-                for chunk in chunks:
-                    table = pq.read_table(chunk / f"{kind}.parquet", schema=SCHEMAS[kind])
+                for table in _read_ahead([chunk / f"{kind}.parquet" for chunk in chunks], SCHEMAS[kind]):
                     count += table.num_rows
                     held = _write_whole_groups(writer, [*held, table])
                 if held:
@@ -154,6 +155,22 @@ def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dic
             tmp.unlink(missing_ok=True)
         records[kind] = table_record(path, count)
     return records
+
+
+def _read_ahead(paths: Sequence[Path], schema: pa.Schema, depth: int = 2) -> Iterator[pa.Table]:
+    """Yield each Parquet file's table in order, the next `depth` read in a thread meanwhile.
+
+    Reading (decoding) the chunks then overlaps writing (encoding) the merged table: pyarrow
+    releases the GIL in both. At most `depth` + 1 chunks are held.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending: deque[Future[pa.Table]] = deque()
+        for path in paths:
+            pending.append(pool.submit(pq.read_table, path, schema=schema))
+            if len(pending) > depth:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def _write_whole_groups(writer: pq.ParquetWriter, tables: list[pa.Table]) -> list[pa.Table]:
