@@ -42,10 +42,8 @@ import pyarrow.parquet as pq
 from rummysim.design import Experiment
 from rummysim.errors import ConfigError, disk_error
 from rummysim.limits import MAX_CONDITIONS
-from rummysim.results import SCHEMAS, load_results
+from rummysim.results import DATASET, DATASET_MARKER, SCHEMAS, load_results
 
-MARKER = "dataset.json"
-"""The file that says a folder is a dataset `write_dataset` wrote: only such a folder is ever replaced."""
 
 PARTITIONING = ds.partitioning(pa.schema([("players", pa.int64()), ("condition", pa.string())]), flavor="hive")
 """The dataset's partitioning, with its columns' types: pass it to `pyarrow.dataset.dataset` to read
@@ -80,8 +78,8 @@ def write_dataset(results_folder: str | Path, out: str | Path | None = None) -> 
     kinds = [k for k in SCHEMAS if k != "turns" or _has_turns(folder, results.manifest)]
     results.check_tables(*kinds)
     results.check_manifest()  # players and the factors' levels come from the manifest's experiment
-    out = Path(out) if out is not None else folder / "dataset"
-    if out.exists() and not (out / MARKER).is_file():
+    out = Path(out) if out is not None else folder / DATASET
+    if out.exists() and not (out / DATASET_MARKER).is_file():
         raise ConfigError(f"{out}: exists and is not a dataset rummysim wrote; give another --out or remove it")
     cells = _Cells(results.experiment, folder)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -93,7 +91,7 @@ def write_dataset(results_folder: str | Path, out: str | Path | None = None) -> 
         for kind in kinds:
             rows[kind] = _write_kind(folder / f"{kind}.parquet", tmp / kind, kind=kind, cells=cells)
         source = {"results": str(folder), "tables": {k: results.manifest.get("tables", {}).get(k) for k in kinds}}
-        (tmp / MARKER).write_text(json.dumps(source, indent=2), encoding="utf-8")
+        (tmp / DATASET_MARKER).write_text(json.dumps(source, indent=2), encoding="utf-8")
         if out.exists():
             os.replace(out, old)
         try:

@@ -32,6 +32,11 @@ from rummysim.manifest import MANIFEST, check_manifest, read_manifest, seal
 from rummysim.records import GameRecord, HandRecord, TurnRecord
 
 TABLES = ("hands", "games", "turns")
+DATASET = "dataset"
+"""The folder `rummysim dataset` writes beside the tables (`rummysim.dataset`): made from them, so a run
+that replaces or extends them removes it (`drop_dataset`)."""
+DATASET_MARKER = "dataset.json"
+"""The file that says a folder is a dataset rummysim wrote: only such a folder is ever replaced or removed."""
 
 _TYPES: dict[type, pa.DataType] = {int: pa.int64(), bool: pa.bool_(), str: pa.string()}
 
@@ -127,6 +132,12 @@ def remove_leftovers(folder: Path) -> None:
 ROW_GROUP_ROWS = 1 << 17
 """Rows in each row group of a merged table (the last may hold fewer): fixed, so a table's bytes do not
 depend on how its games were cut into chunks."""
+
+
+def drop_dataset(folder: Path) -> None:
+    """Remove the results folder's `DATASET`, if rummysim wrote it: it was made from tables about to change."""
+    if (folder / DATASET / DATASET_MARKER).is_file():
+        shutil.rmtree(folder / DATASET)
 
 
 def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -24,6 +24,7 @@ from rummysim.ledger import LEDGER, Ledger, chunk_name, chunk_span
 from rummysim.results import (
     MANIFEST,
     Results,
+    drop_dataset,
     finished_chunks,
     load_results,
     remove_leftovers,
@@ -94,6 +95,7 @@ def prepare(folder: Path, experiment: Experiment, *, force: bool) -> Experiment:
                 f"this one {experiment.fingerprint()}); rerun with --force to start over or give another --out"
             )
     if force:
+        drop_dataset(folder)
         for name in ("chunks", STATE, LEDGER, MANIFEST, SECRET_FILE, "hands.parquet", "games.parquet", "turns.parquet"):
             path = folder / name
             if path.is_dir():
@@ -141,6 +143,7 @@ def reopen(folder: Path, experiment: Experiment, played: dict[str, int]) -> None
     for chunk_id, record in split_tables(folder, chunk_dir, ids, kinds).items():
         ledger.records[chunk_id] = record
     ledger.rewrite()
+    drop_dataset(folder)
     (folder / MANIFEST).unlink()
     for kind in kinds:
         (folder / f"{kind}.parquet").unlink()

@@ -24,10 +24,10 @@ from click.testing import CliRunner
 
 import rummysim.dataset as dataset_module
 from rummysim.cli import main
-from rummysim.dataset import MARKER, PARTITIONING, write_dataset
+from rummysim.dataset import PARTITIONING, write_dataset
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
-from rummysim.results import SCHEMAS
+from rummysim.results import DATASET_MARKER, SCHEMAS
 from rummysim.runner import run_experiment
 
 SPEC = {
@@ -76,7 +76,7 @@ def test_the_dataset_is_partitioned_by_table_size_and_condition(run, written):
     assert len(files) == 2 * 12
     assert "hands/players=2/condition=p2_skill%7Cgoing_out%3Dany%2Cstock_out%3Dblock/part-0.parquet" in files
     assert "games/players=3/condition=p3%7Cgoing_out%3Ddiscard%2Cstock_out%3Drebuild/part-0.parquet" in files
-    recorded = json.loads((written.folder / MARKER).read_text())["tables"]
+    recorded = json.loads((written.folder / DATASET_MARKER).read_text())["tables"]
     assert recorded == {kind: run.manifest["tables"][kind] for kind in KINDS}
 
 
@@ -246,3 +246,21 @@ def test_the_atlas_like_grid_on_a_local_dask_cluster_writes_the_joblib_tables(ru
         assert on_dask.manifest["tables"][kind] == run.manifest["tables"][kind], kind  # SHA-256 and rows
         pd.testing.assert_frame_equal(getattr(on_dask, kind), getattr(run, kind))
     assert len(run.hands) > 1000 and run.hands.condition.nunique() == 12
+
+
+def test_a_run_that_replaces_or_extends_the_tables_removes_their_dataset(tmp_path):
+    """The dataset is made from the tables: --force and an extension (more games) leave none that is stale."""
+    made = run_experiment(experiment(), out=tmp_path, n_jobs=1, chunk_games=CHUNK_GAMES, quiet=True)
+    write_dataset(made.folder)
+    (made.folder / "dataset" / "mine.txt").write_text("kept?")
+    again = run_experiment(experiment(), out=tmp_path, n_jobs=1, force=True, quiet=True)
+    assert not (again.folder / "dataset").exists()
+    write_dataset(again.folder)
+    more = run_experiment(experiment(), out=tmp_path, n_jobs=1, games=8, quiet=True)
+    assert more.manifest["tables"]["games"]["rows"] > again.manifest["tables"]["games"]["rows"]
+    assert not (more.folder / "dataset").exists()
+    other = more.folder / "dataset"
+    other.mkdir()
+    (other / "notes.txt").write_text("not rummysim's")  # a folder rummysim did not write is never removed
+    run_experiment(experiment(), out=tmp_path, n_jobs=1, force=True, quiet=True)
+    assert (other / "notes.txt").read_text() == "not rummysim's"
