@@ -44,7 +44,6 @@ from rummysim.errors import ConfigError, disk_error
 from rummysim.limits import MAX_CONDITIONS
 from rummysim.results import DATASET, DATASET_MARKER, SCHEMAS, load_results
 
-
 PARTITIONING = ds.partitioning(pa.schema([("players", pa.int64()), ("condition", pa.string())]), flavor="hive")
 """The dataset's partitioning, with its columns' types: pass it to `pyarrow.dataset.dataset` to read
 ``players`` as int64 (pyarrow would otherwise guess int32)."""

@@ -17,8 +17,9 @@ from scipy import stats
 
 from rummysim.analysis import analyze
 from rummysim.analysis import estimates as est
-from rummysim.analysis.frames import game_frame
+from rummysim.analysis.frames import game_frame, game_outcomes
 from rummysim.analysis.metrics import RATIOS, per_game_columns, seed_for
+from rummysim.analysis.paths import trajectories
 from rummysim.analysis.reading import read_frames
 from rummysim.checksums import file_digest
 from rummysim.errors import ConfigError
@@ -74,6 +75,39 @@ def test_batched_reading_gives_the_in_memory_frames_and_trajectories(results, ba
         pd.testing.assert_frame_equal(read.games[condition.name], frame, check_exact=True)
         expected = pivot_trajectories(hands, frame)
         pd.testing.assert_frame_equal(read.trajectories[condition.name], expected, check_exact=True, check_dtype=False)
+
+
+def test_trajectories_of_shuffled_rows_and_of_games_numbered_far_apart_are_the_same(results):
+    """ScorePaths' fast path (rows in game order, games numbered 0, 1, ...) and its pandas path agree."""
+    condition = results.experiment.conditions[0]
+    hands = results.hands[results.hands["condition"] == condition.name]
+    frame = game_frame(hands, results.games[results.games["condition"] == condition.name], n_players=3)
+    expected = pivot_trajectories(hands, frame)
+    shuffled = hands.sample(frac=1.0, random_state=1)
+    pd.testing.assert_frame_equal(trajectories(shuffled, frame), expected, check_exact=True, check_dtype=False)
+    apart = hands.assign(game=hands["game"] * 10**9)  # too sparse for a lookup table
+    spread = frame.set_axis(frame.index * 10**9)
+    pd.testing.assert_frame_equal(trajectories(apart, spread), expected, check_exact=True, check_dtype=False)
+
+
+def test_game_outcomes_are_the_pandas_groupings_in_any_row_order(results):
+    """frames.game_outcomes in numpy against the plain pandas code it replaced, on engine tables, shuffled too."""
+
+    def in_pandas(games):
+        g = games.set_index(["game", "seat"])
+        sole = g[g["won"]].reset_index().set_index("game")
+        frame = pd.DataFrame(index=pd.Index(sorted(games["game"].unique()), name="game"))
+        frame["tied"] = g["tied"].groupby(level="game").any()
+        frame["stalled"] = g["stalled"].groupby(level="game").any()
+        frame["winner_seat"] = sole["seat"].reindex(frame.index).fillna(-1).astype(int)
+        frame["winner_strategy"] = sole["strategy"].reindex(frame.index).astype("str")
+        return frame
+
+    for _, games in results.games.groupby("condition", observed=True):
+        for rows in (games, games.sample(frac=1.0, random_state=2)):
+            pd.testing.assert_frame_equal(game_outcomes(rows), in_pandas(rows), check_exact=True)
+    tied = results.games.iloc[:6].assign(won=False, tied=True)  # a game no seat won alone
+    assert game_outcomes(tied)[["winner_seat", "winner_strategy"]].iloc[0].tolist() == [-1, "nan"]
 
 
 def test_an_analysis_in_small_batches_is_the_analysis_in_one(results):

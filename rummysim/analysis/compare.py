@@ -194,15 +194,25 @@ def _first_seat_paired(
         result.tests["first_seat_advantage_game"] = Test(
             "first_seat_advantage_game", MCNEMAR, _mcnemar(wins_a.astype(bool), wins_b.astype(bool))
         )
-        table = pd.crosstab(decided_a["winner_start"].to_numpy(), decided_b["winner_start"].to_numpy())
-        table = table.reindex(index=range(n), columns=range(n), fill_value=0)
+        table = winning_starts(decided_a["winner_start"].to_numpy(), decided_b["winner_start"].to_numpy(), n)
         with warnings.catch_warnings():
             warnings.simplefilter("error", SingularMatrixWarning)
             try:
-                p = float(SquareTable(table.to_numpy(), shift_zeros=False).homogeneity().pvalue)
+                p = float(SquareTable(table, shift_zeros=False).homogeneity().pvalue)
             except SingularMatrixWarning:  # too few games for the table: said as such, never a p-value
                 p = float("nan")
         result.tests["seat_distribution_game"] = Test("seat_distribution_game", "Stuart-Maxwell", p)
+
+
+def winning_starts(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """Return the n × n table of paired games by the winner's start position in a (rows) and in b (columns).
+
+    >>> winning_starts(np.array([0, 0, 1, 2]), np.array([0, 1, 1, -1]), 2).tolist()
+    [[1, 1], [0, 1]]
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    inside = (a >= 0) & (a < n) & (b >= 0) & (b < n)
+    return np.bincount(a[inside] * n + b[inside], minlength=n * n).reshape(n, n)
 
 
 def _first_seat_unpaired(

@@ -17,6 +17,7 @@ hands table is never held whole.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -78,15 +79,35 @@ def _lead_stats(hands: pd.DataFrame, n: int) -> pd.DataFrame:
 
 
 def game_outcomes(games: pd.DataFrame) -> pd.DataFrame:
-    """Return one row per game of one condition from its games table: tied, stalled, the sole winner and strategy."""
-    g = games.set_index(["game", "seat"])
-    sole = g[g["won"]].reset_index().set_index("game")
-    frame = pd.DataFrame(index=pd.Index(sorted(games["game"].unique()), name="game"))
-    frame["tied"] = g["tied"].groupby(level="game").any()
-    frame["stalled"] = g["stalled"].groupby(level="game").any()
-    frame["winner_seat"] = sole["seat"].reindex(frame.index).fillna(-1).astype(int)
-    frame["winner_strategy"] = sole["strategy"].reindex(frame.index).astype("str")
-    return frame
+    """Return one row per game of one condition from its games table: tied, stalled, the sole winner and strategy.
+
+    Games in order of their number; ``winner_seat`` is -1 and ``winner_strategy`` ``"nan"`` where
+    no seat won alone. In numpy, by game runs (the rows sorted by game first if they are not).
+    """
+    game = games["game"].to_numpy()
+    order = None if len(game) < 2 or (game[1:] >= game[:-1]).all() else np.argsort(game, kind="stable")
+
+    def column(name: str) -> np.ndarray:
+        values = games[name].to_numpy()
+        return values if order is None else values[order]
+
+    game = column("game")
+    starts = _starts(game) if len(game) else np.zeros(0, dtype=np.int64)
+    of_row = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(game)]))
+    seat = np.full(len(starts), -1, dtype=np.int64)
+    strategy = np.full(len(starts), "nan", dtype=object)
+    won = np.flatnonzero(column("won").astype(bool))
+    seat[of_row[won]] = column("seat")[won]
+    strategy[of_row[won]] = column("strategy")[won].astype(str)
+
+    def any_of(name: str) -> np.ndarray:
+        flags = column(name).astype(bool)
+        return np.logical_or.reduceat(flags, starts) if len(starts) else flags
+
+    return pd.DataFrame(
+        {"tied": any_of("tied"), "stalled": any_of("stalled"), "winner_seat": seat, "winner_strategy": strategy},
+        index=pd.Index(game[starts], name="game"),
+    )
 
 
 def hand_sums(hands: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
@@ -242,21 +263,21 @@ def _hand_sums_in_pandas(hands: pd.DataFrame, *, n_players: int) -> pd.DataFrame
 def join_games(outcomes: pd.DataFrame, sums: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
     """Return the per-game frame of one condition: its `game_outcomes` joined to its `hand_sums`."""
     n = n_players
-    frame = outcomes.copy()
-    sums = sums.reindex(frame.index)
-    seats = frame["winner_seat"].to_numpy()
+    sums = sums.reindex(outcomes.index)
+    columns: dict[str, Any] = {name: outcomes[name].to_numpy() for name in outcomes.columns}
+    seats = columns["winner_seat"]
     decided = seats >= 0
     chosen = np.clip(seats, 0, n - 1)[:, None]
     starts = np.take_along_axis(sums[[f"start_{s}" for s in range(n)]].to_numpy(), chosen, axis=1)[:, 0]
-    frame["winner_start"] = np.where(decided & ~np.isnan(starts), starts, -1).astype(int)
-    frame["decided"] = decided
+    columns["winner_start"] = np.where(decided & ~np.isnan(starts), starts, -1).astype(int)
+    columns["decided"] = decided
     counts = [c for c in sums.columns if not c.startswith(("start_", "half_")) and c != "halfway_top"]
     for column in counts:
-        frame[column] = sums[column].fillna(0).astype(int)
+        columns[column] = sums[column].fillna(0).to_numpy().astype(int)
     halves = np.take_along_axis(sums[[f"half_{s}" for s in range(n)]].to_numpy(dtype=float), chosen, axis=1)[:, 0]
     seat_at_half = np.where(decided, halves, np.nan)
-    frame["comeback"] = decided & (seat_at_half < sums["halfway_top"].to_numpy(dtype=float))
-    return frame
+    columns["comeback"] = decided & (seat_at_half < sums["halfway_top"].to_numpy(dtype=float))
+    return pd.DataFrame(columns, index=outcomes.index)  # built at once: column by column is slow in pandas
 
 
 def game_frame(hands: pd.DataFrame, games: pd.DataFrame, *, n_players: int) -> pd.DataFrame:

@@ -224,6 +224,8 @@ def summarize_condition(
 
 def per_game_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     """Return the frame's columns as float arrays, plus `one` (1 per game) for per-game means."""
-    columns = {c: frame[c].to_numpy(dtype=float) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])}
+    numeric = frame.select_dtypes(include=["number", "bool"])
+    values = np.asfortranarray(numeric.to_numpy(dtype=float))  # one conversion, not one per column
+    columns = {str(c): values[:, i] for i, c in enumerate(numeric.columns)}
     columns["one"] = np.ones(len(frame))
     return columns
