@@ -7,19 +7,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from mini_atlas import SPEC
 
 from rummysim.analysis.compare import plan
 from rummysim.experiment import parse_experiment
 from rummysim.report import atlas
 from rummysim.report.atlas import ATLAS_MEASURES, findings, largest, rule_changes, rule_finding, rule_words_of
-
-SPEC = {
-    "name": "mini_atlas", "question": "What do two rules change at 2 and 3 players?", "seed": 5, "games": 6,
-    "players": ["greedy", "greedy"], "rules": {"target_score": 40},
-    "conditions": {"p2": {}, "p2_skill": {"players": ["cautious", "greedy"]},
-                   "p3": {"players": ["greedy", "greedy", "greedy"]}},
-    "grid": {"going_out": ["any", "discard"], "stock_out": ["rebuild", "block"]},
-}  # fmt: skip
 
 
 def test_a_crossed_grid_compares_each_cell_with_its_own_conditions_first_cell():

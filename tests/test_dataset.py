@@ -21,6 +21,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from mini_atlas import SPEC
 
 import rummysim.dataset as dataset_module
 from rummysim.cli import main
@@ -30,13 +31,6 @@ from rummysim.experiment import parse_experiment
 from rummysim.results import DATASET_MARKER, SCHEMAS
 from rummysim.runner import run_experiment
 
-SPEC = {
-    "name": "mini_atlas", "question": "What do two rules change at 2 and 3 players?", "seed": 5, "games": 6,
-    "players": ["greedy", "greedy"], "rules": {"target_score": 40},
-    "conditions": {"p2": {}, "p2_skill": {"players": ["cautious", "greedy"]},
-                   "p3": {"players": ["greedy", "greedy", "greedy"]}},
-    "grid": {"going_out": ["any", "discard"], "stock_out": ["rebuild", "block"]},
-}  # fmt: skip
 KINDS = ("hands", "games")
 KEYS = {"hands": ["condition", "game", "hand", "seat"], "games": ["condition", "game", "seat"]}
 ATLAS_MD = Path(__file__).parent.parent / "docs" / "atlas.md"
