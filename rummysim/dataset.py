@@ -149,6 +149,24 @@ class _Cells:
         return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
+def open_files() -> int:
+    """Return how many files the writer may keep open: one per condition, within the process's limit.
+
+    Past it (a small limit, as macOS's 256, and a large grid) pyarrow closes the file it
+    wrote least lately. The tables hold each condition's rows together, so that one is done:
+    nothing is split, and the run does not fail for want of file handles.
+    """
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):  # no such limit here (Windows)
+        return MAX_CONDITIONS
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONDITIONS
+    return max(8, min(MAX_CONDITIONS, soft - 64))  # room for the files the process already has open
+
+
 def _levels(values: list[Any]) -> pa.Array:
     """Return a factor's level in each condition as one Arrow array (rule settings' enums as their text)."""
     plain = [v.value if isinstance(v, Enum) else v for v in values]
@@ -170,7 +188,7 @@ def _write_kind(path: Path, base: Path, *, kind: str, cells: _Cells) -> int:
     ds.write_dataset(
         batches(), base, schema=schema, format="parquet", partitioning=PARTITIONING,
         basename_template="part-{i}.parquet", preserve_order=True, max_rows_per_group=BATCH_ROWS,
-        max_open_files=MAX_CONDITIONS,  # every condition's file stays open: one file each
+        max_open_files=open_files(),  # every condition's file open at once, where the system allows: one file each
         existing_data_behavior="error",
     )  # fmt: skip
     return counted[0]

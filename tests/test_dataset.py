@@ -258,3 +258,13 @@ def test_a_run_that_replaces_or_extends_the_tables_removes_their_dataset(tmp_pat
     (other / "notes.txt").write_text("not rummysim's")  # a folder rummysim did not write is never removed
     run_experiment(experiment(), out=tmp_path, n_jobs=1, force=True, quiet=True)
     assert (other / "notes.txt").read_text() == "not rummysim's"
+
+
+def test_a_small_limit_on_open_files_writes_the_same_dataset(run, tmp_path, monkeypatch):
+    """Where the system allows fewer open files than conditions (12 here), the writer closes finished ones."""
+    monkeypatch.setattr(dataset_module, "open_files", lambda: 2)
+    small = write_dataset(run.folder, tmp_path / "small")
+    assert {p.name for p in small.folder.rglob("*.parquet")} == {"part-0.parquet"}
+    for kind in KINDS:
+        table = ds.dataset(small.folder / kind, format="parquet", partitioning=PARTITIONING).to_table()
+        assert in_order(table, kind).equals(source(run, kind))
