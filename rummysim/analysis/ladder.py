@@ -307,7 +307,8 @@ def ladder(
     winner. `rules`: the rule set fitted (`Rules`, table size aside); by default the one most mixed
     conditions play, the base rules: a rule may change a bot's strength (the going-rummy bonus does
     rummy_hunter's), so rule sets are never pooled; the others are listed, with their pairings. None
-    when the fitted conditions seat fewer than 2 strategies or are one condition of 2.
+    when the fitted conditions seat fewer than 2 strategies or are one condition of 2, or when none of
+    their games has a finishing order (every one stalled, R10.2).
     """
     experiment = analysis.experiment
     rated = rated_conditions(analysis, rules=rules)
@@ -319,6 +320,8 @@ def ladder(
                 c.rules.to_dict(resolved=False).items() if k != "n_players" and v != settings.get(k))
                 for c in mixed if c not in chosen}  # fmt: skip
     orders = {c.name: _rankings(analysis, c.name, strategy_counts(c.players), games) for c in mixed}
+    if not any(orders[c.name] for c in chosen):  # every game stalled (R10.2): no finishing order to fit
+        return None
     found = fit(
         {c.name: orders[c.name] for c in chosen}, seed=experiment.seed, reference=reference, resamples=resamples,
         ranking="winner" if games is None else "final scores",

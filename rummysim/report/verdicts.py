@@ -248,7 +248,8 @@ def _evidence(analysis: Analysis, comp: Comparison, metric: str, measure: Measur
     if ea is None or eb is None or metric == "strength" or not (math.isfinite(ea.value) and math.isfinite(eb.value)):
         return f" (change {shown})" if math.isfinite(change.value) else ""
     per = f" {PER[measure.name]}" if measure.name in PER else unit
-    return f" ({_level(eb, measure)} instead of {_level(ea, measure)}{per}; change {shown})"
+    levels = f"{_level(eb, measure)} instead of {_level(ea, measure)}{per}"
+    return f" ({levels}; change {shown})" if math.isfinite(change.value) else f" ({levels})"  # no change: no games
 
 
 def verdicts(analysis: Analysis) -> list[Verdict]:
