@@ -216,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--coverage", action="store_true", help="also the coverage of duplicate deals' intervals")
     args = parser.parse_args(argv)
+    if min(args.players) < 2 or max(args.players) > 6 or args.games < 4 * max(args.players):
+        parser.error("--players are 2 to 6 (R1.1) and --games at least 4 blocks of the largest table")
     if args.coverage:
         found = [duplicate_coverage(n, games=args.games, seed=args.seed) for n in args.players]
         print(pd.concat(found).to_markdown(index=False))

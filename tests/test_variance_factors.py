@@ -99,3 +99,9 @@ def test_duplicate_deals_intervals_cover_when_blocked_and_not_when_games_are_tak
     assert 0.92 <= found.loc["game length", "blocked"] <= 0.98
     assert found.loc["game length", "naive"] < found.loc["game length", "blocked"] - 0.03
     assert 0.92 <= found.loc["skill (the measured player's share)", "blocked"] <= 0.98
+
+
+def test_the_command_refuses_a_table_size_the_rules_do_not_have(capsys):
+    with pytest.raises(SystemExit):
+        variance_factors.main(["--players", "1", "--games", "10"])
+    assert "--players are 2 to 6 (R1.1)" in capsys.readouterr().err
