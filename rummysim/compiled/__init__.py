@@ -37,16 +37,16 @@ from types import ModuleType
 
 from rummysim.compiled import prebuild
 from rummysim.compiled.layout import POLICIES
-from rummysim.strategies import rollout
+from rummysim.strategies import expert, rollout
 
 TWINS = POLICIES
 """The built-in bots the compiled engine plays (`rummysim.compiled.layout.POLICIES`)."""
 SWITCH = "RUMMYSIM_COMPILED"
 """Environment variable: ``0`` switches the compiled engine off."""
 
-KERNELS = {"engine": "game.play_games-*.nbi", "playouts": "playouts.judge-*.nbi"}
+KERNELS = {"engine": "game.play_games-*.nbi", "playouts": "playouts.judge-*.nbi", "expert": "expert.decide-*.nbi"}
 """Each kernel's entry function in the cache: numba writes its index there once it has compiled (``cache=True``)."""
-GUESS = {"engine": 35.0, "playouts": 15.0}
+GUESS = {"engine": 35.0, "playouts": 15.0, "expert": 30.0}
 """Seconds a first compile is said to take where none was timed yet (31 to 43 s for the engine on 2 cores)."""
 TIMINGS = "compile-seconds.json"
 """Beside the caches: how long each kernel's last first compile took on this machine."""
@@ -185,4 +185,29 @@ def playout_rewards() -> rollout.Rewards | None:
     return _rewards
 
 
+_expert: ModuleType | None = None
+
+
+def expert_search() -> ModuleType:
+    """Return expert's compiled search (`rummysim.compiled.expert`), compiling it on first use.
+
+    Registered with `rummysim.strategies.expert`: only a run that seats an expert compiles it.
+    Raise `RuntimeError` saying why where it cannot load.
+    """
+    global _expert
+    if _expert is None:
+        if os.environ.get(SWITCH, "1") == "0":
+            raise RuntimeError(f"the compiled engine is switched off ({SWITCH}=0)")
+        load()
+        try:
+            with _compiling("expert", "expert's search"):
+                module = importlib.import_module("rummysim.compiled.expert")
+                module.warm_up()
+        except Exception as error:  # the search itself does not compile here
+            raise RuntimeError(f"its search cannot load here ({type(error).__name__}: {error})") from error
+        _expert = module
+    return _expert
+
+
 rollout.use_compiled(playout_rewards)
+expert.use_compiled(expert_search)

@@ -58,6 +58,7 @@ from rummysim.compiled.layout import (
     OUT_BY_MELD,
     RUMMY_HUNTER,
     RUMMY_MULTIPLIER,
+    SHREWD,
     STALL_AFTER_HANDS,
     STALL_AFTER_REBUILDS,
     STALL_AFTER_TURNS,
@@ -95,7 +96,7 @@ from rummysim.core import (
     stock_after_deal,
 )
 
-_STALLED, _BLOCKED = -1, -2
+STALLED, BLOCKED = -1, -2
 """What `_turn` returns when the hand stalls (R10.2) or is blocked (R12.3)."""
 
 
@@ -211,44 +212,37 @@ def _check_plays(rules: np.ndarray, h: Hand, seat: int, n: int) -> None:
 
 
 @kernel()
-def _turn(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, policy: int, params: np.ndarray, key: np.uint64) -> int:
-    """Play one turn (R4); return how the seat went out (`WENT_OUT_BY` code), 0, `_STALLED` or `_BLOCKED`.
-
-    Every move of the compiled bot is checked against the rules core before it is made.
-    """
-    if blocked(h.counts[STOCK], rules[STOCK_OUT] == 1):  # R12.3, at the start of every turn
-        return _BLOCKED
-    h.counts[DRAWN] = h.counts[TAKEN] = -1
-    takes = uniform_draw(tb, rules, h, seat) if policy == UNIFORM else greedy_draw(tb, rules, h, seat)
+def drawn_step(rules: np.ndarray, h: Hand, seat: int, takes: bool, key: np.uint64) -> int:
+    """Draw for a seat (the top discard if `takes`, R4.1); return the card, or -1 if the hand stalls (R10.2)."""
     if takes and not may_take_discard(h.counts[PILE]):
         raise AssertionError("a compiled bot took from an empty discard pile (R4.6)")
     card = draw_card(rules, h, seat, takes, key)
     if card < 0:
-        return _STALLED
+        return STALLED
     if h.counts[TAKEN] >= 0:  # taken from the discard pile: public (cautious' memory)
         h.known[seat] |= 1 << card
     h.counts[DRAWN] = card
     h.sizes[seat] += 1
-    if policy == UNIFORM:
-        n = uniform_plays(tb, rules, h, seat)
-    elif policy == RUMMY_HUNTER:
-        n = hunter_plays(tb, rules, h, seat, params)
-    else:
-        n = plan_plays(tb, rules, h, h.holdings[seat], h.counts[TAKEN], h.has_melded[seat] == 1)[0]
+    return card
+
+
+@kernel()
+def played_step(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, n: int) -> int:
+    """Check and make the `n` plays in ``h.plays`` (R4.2, R5, R6); return how the seat went out, or 0."""
     _check_plays(rules, h, seat, n)
-    if n:  # R4.2, R5, R6
+    if n:
         for i in range(n):
             apply_play(tb, h, seat, h.plays[i, 0], h.plays[i, 1], h.plays[i, 2])
         h.has_melded[seat] = 1
         h.sizes[seat] = popcount(h.holdings[seat])
         if not h.holdings[seat]:
             return OUT_BY_MELD if h.plays[n - 1, 0] == 0 else OUT_BY_LAY_OFF
-    if policy == UNIFORM:
-        card = uniform_discard(h, seat)
-    elif policy == CAUTIOUS:
-        card = cautious_discard(tb, h, seat, params)
-    else:
-        card = greedy_discard(tb, h, seat)
+    return 0
+
+
+@kernel()
+def discarded_step(h: Hand, seat: int, card: int) -> int:
+    """Check and make a seat's discard (R4.3, R4.5); return `OUT_BY_DISCARD` if it went out so (R7.1), else 0."""
     if not may_discard(card, h.holdings[seat], h.counts[TAKEN]):
         raise AssertionError("a compiled bot discarded a card it may not (R4.3, R4.5)")
     h.holdings[seat] ^= 1 << card  # R4.3
@@ -258,6 +252,44 @@ def _turn(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, policy: int, param
     h.counts[SEEN] |= 1 << card
     h.known[seat] &= ~(1 << card)
     return 0 if h.holdings[seat] else OUT_BY_DISCARD
+
+
+@kernel()
+def policy_plays(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, policy: int, params: np.ndarray) -> int:
+    """A compiled policy's melds and lay-offs into ``h.plays``; return how many."""
+    if policy == UNIFORM:
+        return uniform_plays(tb, rules, h, seat)
+    if policy in (RUMMY_HUNTER, SHREWD):
+        return hunter_plays(tb, rules, h, seat, params)
+    return plan_plays(tb, rules, h, h.holdings[seat], h.counts[TAKEN], h.has_melded[seat] == 1)[0]
+
+
+@kernel()
+def policy_discard(tb: Lookups, h: Hand, seat: int, policy: int, params: np.ndarray) -> int:
+    """A compiled policy's discard."""
+    if policy == UNIFORM:
+        return uniform_discard(h, seat)
+    if policy in (CAUTIOUS, SHREWD):
+        return cautious_discard(tb, h, seat, params)
+    return greedy_discard(tb, h, seat)
+
+
+@kernel()
+def _turn(tb: Lookups, rules: np.ndarray, h: Hand, seat: int, policy: int, params: np.ndarray, key: np.uint64) -> int:
+    """Play one turn (R4); return how the seat went out (`WENT_OUT_BY` code), 0, `STALLED` or `BLOCKED`.
+
+    Every move of the compiled bot is checked against the rules core before it is made.
+    """
+    if blocked(h.counts[STOCK], rules[STOCK_OUT] == 1):  # R12.3, at the start of every turn
+        return BLOCKED
+    h.counts[DRAWN] = h.counts[TAKEN] = -1
+    takes = uniform_draw(tb, rules, h, seat) if policy == UNIFORM else greedy_draw(tb, rules, h, seat)
+    if drawn_step(rules, h, seat, takes, key) < 0:
+        return STALLED
+    out = played_step(tb, rules, h, seat, policy_plays(tb, rules, h, seat, policy, params))
+    if out:
+        return out
+    return discarded_step(h, seat, policy_discard(tb, h, seat, policy, params))
 
 
 @kernel()
@@ -284,9 +316,9 @@ def play_hand(
         out = _turn(tb, rules, h, seat, policies[seat], params[seat], key)
         if audit:
             check_cards(h)
-        if out == _STALLED:
+        if out == STALLED:
             break
-        if out == _BLOCKED:
+        if out == BLOCKED:
             return -1, OUT_BY_BLOCK, False
         h.counts[TURN] += 1
         if out:

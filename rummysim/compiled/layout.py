@@ -97,6 +97,9 @@ OUT_BY_DISCARD, OUT_BY_MELD, OUT_BY_LAY_OFF, OUT_BY_BLOCK = (WENT_OUT_BY.index(h
 POLICIES: tuple[str, ...] = ("uniform", "greedy", "rummy_hunter", "cautious")
 """The built-in bots with a compiled twin, by name: a policy's code is its position here."""
 UNIFORM, GREEDY, RUMMY_HUNTER, CAUTIOUS = range(len(POLICIES))
+SHREWD = len(POLICIES)
+"""Not a bot of its own: the searching bots' default (and their playouts' policy), rummy_hunter's
+melds (they hide while the going-rummy bonus pays, R8.3) with cautious' discards."""
 PARAMS = ("patience", "danger", "caution", "blind", "hope")
 """A compiled seat's parameters, in order: ``patience, danger`` (rummy_hunter), ``caution, blind, hope`` (cautious)."""
 PATIENCE, DANGER, CAUTION, BLIND, HOPE = range(len(PARAMS))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rummysim.strategies.base import PlayerView, Strategy, TableMeld
 from rummysim.strategies.cautious import Cautious
+from rummysim.strategies.expert import Expert
 from rummysim.strategies.greedy import Greedy
 from rummysim.strategies.montecarlo import MonteCarlo
 from rummysim.strategies.registry import (
@@ -27,7 +28,7 @@ from rummysim.strategies.registry import (
 from rummysim.strategies.rummy_hunter import RummyHunter
 from rummysim.strategies.uniform import Uniform
 
-for _cls in (Uniform, Greedy, RummyHunter, Cautious, MonteCarlo):
+for _cls in (Uniform, Greedy, RummyHunter, Cautious, MonteCarlo, Expert):
     register(_cls)
 
 __all__ = [

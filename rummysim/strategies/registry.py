@@ -150,6 +150,12 @@ BUILTIN_PARAMETERS: dict[str, dict[str, tuple[type, float, float]]] = {
         "confidence": (float, 0, 1e6), "playout_hope": (bool, 0, 1), "tries": (int, 1, 1_000),
         "patience": (int, 0, 10_000), "alarm": (int, 0, 52),
     },
+    "expert": {
+        "samples": (int, 2, 10_000), "candidates": (int, 1, 16), "depth": (int, 1, 10_000),
+        "confidence": (float, 0, 1e6), "patience": (int, 0, 10_000), "alarm": (int, 0, 52),
+        "caution": (float, 0, 1e6), "hope": (float, 0, 1e6), "blind": (float, 0, 1e6),
+        "their_patience": (int, 0, 10_000),
+    },
 }  # fmt: skip
 """The built-in bots' parameters: name -> (kind, smallest, largest), checked when a spec is read.
 

@@ -1,0 +1,146 @@
+"""expert: determinized search whose playouts are the compiled engine's own turns.
+
+Policy: for each decision (the draw, the melds, the discard) it deals the cards it has
+not seen at random, consistently with what its seat has seen, `samples` times: every
+holding keeps its size, the cards a seat took from the discard pile and has not played
+stay in that seat's holding, and the rest is the stock. On each deal it plays each
+candidate move, then the rest of its turn and the hand on to its end (at most `depth`
+turns), every seat with its default policy: rummy_hunter's melds (hidden while the
+going-rummy bonus pays, R8.3: for `patience` own turns, while no opponent holds `alarm`
+cards or fewer) and cautious' discards (`caution`, `hope`, `blind`). The candidates are:
+take the discard or draw from the stock; the default's melds or the other plan (meld
+everything now, or hide); cautious' `candidates` best discards. It plays its default unless
+another candidate's mean reward (the points it would win, less the points another seat
+would win) over the same deals is better by more than `confidence` standard errors.
+
+The search is compiled (`rummysim.compiled.expert`): it plays its deals with the very
+turn the compiled engine plays (`rummysim.compiled.game`), so every rule and house rule
+holds in its playouts too. It compiles the first time a run seats an expert (some 30 s,
+announced), never otherwise. All randomness comes from the stream the engine gives it:
+decision d searches with the key ``derive(key, d)``, so its moves are the same in any
+process and either engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+
+import numpy as np
+
+from rummysim.errors import ConfigError
+from rummysim.moves import Event, HandStarted, Pile, Play
+from rummysim.seeding import derive, stream_key
+from rummysim.strategies.base import PlayerView
+from rummysim.strategies.cautious import Cautious
+
+DRAW, PLAY, DISCARD = 0, 1, 2
+"""The decisions the search judges (`rummysim.compiled.expert`)."""
+
+_search: Callable[[], ModuleType] | None = None
+
+
+def use_compiled(loader: Callable[[], ModuleType]) -> None:
+    """Register the compiled search: `loader` returns `rummysim.compiled.expert`, compiled, or raises `RuntimeError`."""
+    global _search
+    _search = loader
+
+
+def search() -> ModuleType:
+    """Return the compiled search; raise `ConfigError` saying why where it cannot load."""
+    if _search is None:
+        raise ConfigError("strategy 'expert' searches with compiled code: import rummysim.compiled first")
+    try:
+        return _search()
+    except RuntimeError as error:
+        raise ConfigError(f"strategy 'expert' searches with compiled code, and {error}") from None
+
+
+class Expert(Cautious):
+    """Determinized search with the compiled engine's turns as playouts; hides melds to go rummy."""
+
+    name = "expert"
+    description = "determinized search over draws, melds and discards, played on by the compiled engine's own turns"
+    searches = True
+
+    def __init__(
+        self,
+        *,
+        rng: np.random.Generator | None = None,
+        samples: int = 32,
+        candidates: int = 4,
+        depth: int = 40,
+        confidence: float = 2.0,
+        patience: int = 20,
+        alarm: int = 3,
+        caution: float = 12.0,
+        hope: float = 4.0,
+        blind: float = 2.0,
+        their_patience: int = 6,
+    ) -> None:
+        super().__init__(rng=rng, caution=caution, blind=blind, hope=hope)
+        if samples < 2 or candidates < 1 or depth < 1 or confidence < 0 or min(patience, alarm, their_patience) < 0:
+            raise ValueError(
+                "samples >= 2, candidates >= 1, depth >= 1 and confidence, patience, alarm >= 0 are needed"
+            )
+        self.samples = samples
+        self.candidates = candidates
+        self.depth = depth
+        self.confidence = confidence
+        self.patience = patience
+        self.alarm = alarm
+        self.their_patience = their_patience
+        self.key = stream_key(self.rng)
+        """The key of its searches: decision d deals from ``derive(key, d)``."""
+        self.decisions = 0
+        self.melded_before = False
+        """Whether it had melded before this turn (going rummy, R8.3)."""
+        self._module = search()
+
+    @property
+    def params(self) -> dict[str, float]:
+        return {
+            "samples": self.samples, "candidates": self.candidates, "depth": self.depth, "confidence": self.confidence,
+            "patience": self.patience, "alarm": self.alarm, "their_patience": self.their_patience,
+            **super().params,
+        }  # fmt: skip
+
+    def observe(self, event: Event) -> None:
+        super().observe(event)
+        if isinstance(event, HandStarted):
+            self.melded_before = False
+
+    def _params(self, view: PlayerView) -> np.ndarray:
+        """Return each seat's policy parameters in the playouts (`rummysim.compiled.layout.PARAMS`).
+
+        Its own are its default's; every other seat is modelled as hiding its melds for
+        `their_patience` turns, with cautious' discards at their defaults.
+        """
+        bonus = view.rules.rummy_multiplier > 1  # hiding pays only with the bonus (R8.3)
+        rows = np.tile(np.array([self.their_patience if bonus else 0, self.alarm, 12.0, 0.0, 4.0]), (view.n_players, 1))
+        rows[view.seat] = [self.patience if bonus else 0, self.alarm, self.caution, self.blind, self.hope]
+        return rows
+
+    def _decide(self, view: PlayerView, kind: int) -> int:
+        key = derive(self.key, self.decisions)
+        self.decisions += 1
+        return int(
+            self._module.choose(
+                view, kind, key=key, seen=self.seen, taken=self.taken, melded_before=self.melded_before,
+                samples=self.samples, candidates=self.candidates, depth=self.depth, confidence=self.confidence,
+                params=self._params(view),
+            )
+        )  # fmt: skip
+
+    def draw(self, view: PlayerView) -> Pile:
+        self.melded_before = view.has_melded[view.seat]
+        if view.top_discard is None:
+            return Pile.STOCK
+        return Pile.DISCARD if self._decide(view, DRAW) else Pile.STOCK
+
+    def play(self, view: PlayerView) -> list[Play]:
+        option = self._decide(view, PLAY)
+        return list(self._module.plan(view, option, seen=self.seen, taken=self.taken, params=self._params(view)))
+
+    def discard(self, view: PlayerView) -> int:
+        return self._decide(view, DISCARD)

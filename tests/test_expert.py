@@ -1,0 +1,188 @@
+"""expert: it deals only what its seat cannot see, plays every rule legally, and is a pure function of its stream."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rummysim.cards import FULL_DECK
+from rummysim.compiled import expert_search
+from rummysim.dealing import Deal
+from rummysim.engine import play_hand
+from rummysim.errors import ConfigError
+from rummysim.game import play_game
+from rummysim.moves import Pile
+from rummysim.rules import Rules
+from rummysim.seeding import strategy_rng
+from rummysim.strategies import make_strategy, strategy_params
+from rummysim.strategies.base import PlayerView
+from rummysim.strategies.cautious import Cautious
+from rummysim.strategies.expert import DISCARD, DRAW, Expert
+
+SMALL = {"strategy": "expert", "samples": 4, "depth": 12}
+"""An expert that thinks little: the tests check its moves, not its strength."""
+
+
+@pytest.fixture(scope="module")
+def search():
+    return expert_search()
+
+
+class Spy(Cautious):
+    """Cautious, keeping each view it decides on with its memory of the public events."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.seen_views: list[tuple[PlayerView, int, list[int]]] = []
+
+    def draw(self, view):
+        self.seen_views.append((view, self.seen, list(self.taken)))
+        return super().draw(view)
+
+    def discard(self, view):
+        self.seen_views.append((view, self.seen, list(self.taken)))
+        return super().discard(view)
+
+
+def spied_views(n_players: int, seed: int) -> list[tuple[PlayerView, int, list[int]]]:
+    rules = Rules(n_players=n_players, max_hands=2, target_score=None)
+    spy = Spy(rng=np.random.default_rng(0))
+    play_game([spy, *["greedy"] * (n_players - 1)], rules=rules, seed=seed)
+    return spy.seen_views
+
+
+def test_expert_is_registered_with_its_parameters():
+    params = strategy_params(Expert)
+    assert {"samples", "candidates", "depth", "confidence", "their_patience", "patience", "alarm"} <= set(params)
+    bot = make_strategy({"strategy": "expert", "samples": 8}, rng=np.random.default_rng(1))
+    assert isinstance(bot, Expert) and bot.params["samples"] == 8
+
+
+@pytest.mark.parametrize("bad", [{"samples": 1}, {"candidates": 17}, {"their_patience": -1}, {"depth": 0}])
+def test_expert_refuses_parameters_out_of_range_naming_them(bad):
+    key = next(iter(bad))
+    with pytest.raises(ConfigError, match=f"'expert' parameter {key}"):
+        make_strategy({"strategy": "expert", **bad}, rng=np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("n_players", [2, 4, 6])
+def test_R1_2_a_determinized_deal_holds_every_card_once_and_all_the_seat_knows(search, n_players):
+    store = np.zeros(2, search.HAND)
+    for view, seen, taken in spied_views(n_players, seed=n_players)[::5]:
+        record = search.view_record(view, seen=seen, taken=taken)
+        for key in (7, 8):
+            search.determinized(search.tables_of(view.rules), record, view.seat, np.uint64(key), store)
+            dealt = store[0]
+            holdings = [int(h) for h in dealt["holdings"][:n_players]]
+            stock = [int(c) for c in dealt["stock"][: view.stock_size]]
+            assert holdings[view.seat] == view.holding
+            assert [h.bit_count() for h in holdings] == list(view.holding_sizes)
+            for seat, cards in enumerate(taken):
+                if seat != view.seat:
+                    assert holdings[seat] & cards == cards & ~view.holding  # what it took and kept stays its own
+            everything = [*holdings, *(1 << c for c in stock), *(1 << c for c in view.discard_pile), *view.table_masks]
+            assert sum(m.bit_count() for m in everything) == 52
+            union = 0
+            for mask in everything:
+                union |= mask
+            assert union == FULL_DECK
+
+
+def test_the_view_the_search_reads_holds_no_hidden_card(search):
+    for view, seen, taken in spied_views(3, seed=1):
+        record = search.view_record(view, seen=seen, taken=taken)[0]
+        others = [int(h) for s, h in enumerate(record["holdings"][:3]) if s != view.seat]
+        assert others == [0, 0] and not record["stock"].any()
+        assert int(record["holdings"][view.seat]) == view.holding
+
+
+def _first_draw(hidden_holding: str, stock: str) -> Pile:
+    """Expert's first draw in a hand whose only difference is the hidden cards (seat 1's holding and the stock)."""
+    start = Deal.of(
+        ["2C 3C 4C 7D 8D 9H JH QS KS 5H", hidden_holding], discard_pile="6C", stock=stock,
+        rng=np.random.default_rng(0),
+    )  # fmt: skip
+    bot = Expert(rng=strategy_rng(5, 0, 0), samples=16, depth=20)
+    moves: list[Pile] = []
+    original = bot.draw
+
+    def draw(view):
+        moves.append(original(view))
+        return moves[-1]
+
+    bot.draw = draw  # type: ignore[method-assign]
+    play_hand([bot, "greedy"], rules=Rules(stall_after_turns=1), start=start, dealer=1)
+    return moves[0]
+
+
+def test_expert_decides_the_same_whatever_the_cards_it_cannot_see():
+    assert _first_draw("AS 2S 3S 4S 5S 6S 7S 8S 9S TS", "JS QC KC") == _first_draw(
+        "AD 2D 3D 4D 5D 6D TD JD QD KD", "JS QC KC"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lay_off", "take_discard", "stock_out", "going_out", "ace"),
+    [
+        ("any", "free", "rebuild", "any", "low"),
+        ("after_meld", "must_use", "rebuild", "discard", "high_or_low"),
+        ("any", "must_use", "block", "any", "high_or_low"),
+        ("after_meld", "free", "block", "discard", "low"),
+    ],
+)
+@pytest.mark.parametrize("n_players", [2, 3, 6])
+def test_R4_to_R12_expert_plays_every_rule_and_house_rule_legally(n_players, lay_off, take_discard, stock_out,
+                                                                  going_out, ace):  # fmt: skip
+    rules = Rules(
+        n_players=n_players, lay_off=lay_off, take_discard=take_discard, stock_out=stock_out, going_out=going_out,
+        ace=ace, max_hands=2, target_score=None,
+    )  # fmt: skip
+    lineup = [SMALL if seat % 2 == 0 else "cautious" for seat in range(n_players)]
+    result = play_game(lineup, rules=rules, seed=n_players, audit=True)  # the engine checks every move
+    assert len(result.hands) == 2 * n_players
+
+
+def test_expert_plays_the_same_game_from_the_same_seed_and_another_from_another():
+    first = play_game([SMALL, "montecarlo"], rules=Rules(max_hands=2, target_score=None), seed=4)
+    again = play_game([SMALL, "montecarlo"], rules=Rules(max_hands=2, target_score=None), seed=4)
+    other = play_game([SMALL, "montecarlo"], rules=Rules(max_hands=2, target_score=None), seed=5)
+    assert first.hands == again.hands
+    assert first.hands != other.hands
+
+
+def test_a_decision_is_a_pure_function_of_the_view_and_its_key(search):
+    views = spied_views(2, seed=3)
+    params = np.tile(np.array([6, 3, 12, 0, 4], np.float64), (2, 1))
+
+    def moves(view, seen, taken):
+        kind = DISCARD if view.drawn is not None else DRAW
+        return [
+            search.choose(
+                view,
+                kind,
+                key=key,
+                seen=seen,
+                taken=taken,
+                melded_before=False,
+                samples=8,
+                candidates=6,
+                depth=30,
+                confidence=0.0,
+                params=params,
+            )
+            for key in range(10)
+        ]
+
+    first = [moves(*seen) for seen in views[5:9]]
+    assert [moves(*seen) for seen in reversed(views[5:9])] == first[::-1]  # nothing carries over between searches
+
+
+def test_expert_says_why_it_cannot_play_where_its_search_does_not_load(monkeypatch):
+    from rummysim.strategies import expert
+
+    def broken():
+        raise RuntimeError("the compiled engine is switched off (RUMMYSIM_COMPILED=0)")
+
+    monkeypatch.setattr(expert, "_search", broken)
+    with pytest.raises(ConfigError, match=r"'expert' searches with compiled code, and the compiled engine is switched"):
+        Expert(rng=np.random.default_rng(0))
