@@ -33,7 +33,7 @@ ENGINES = ("auto", "python", "compiled")
 reference engine; ``python`` always on the reference engine; ``compiled`` compiled or not at all."""
 
 
-LADDER = ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo")
+LADDER = ("uniform", "greedy", "rummy_hunter", "cautious", "montecarlo", "expert")
 """The built-in strategies from weakest to strongest (docs/strategies.md, results/bots): without
 ``skill.strategy``, the skill of the lineup's strategy highest on it is measured."""
 

@@ -19,10 +19,14 @@ from rummysim.errors import ConfigError, StrategyError, whole_number
 from rummysim.game import GameResult, play_game
 from rummysim.render import scores_text
 from rummysim.rules import Rules
-from rummysim.strategies import check_strategy, strategy_label
+from rummysim.seeding import strategy_rng
+from rummysim.specs import Spec
+from rummysim.strategies import check_strategy, make_strategy, strategy_label
 from rummysim.terminal import EndSession, Human, Reader, Writer
 
 DEFAULT_BOT = "greedy"
+DEFAULT_ADVISER = "expert"
+"""The bot whose moves ``hint`` tells, unless another is chosen: the strongest of the ladder."""
 
 
 def parse_settings(items: Sequence[str]) -> dict[str, Any]:
@@ -68,6 +72,7 @@ def play_session(
     against: Sequence[str] = (),
     rules: Mapping[str, Any] | None = None,
     seed: int | None = None,
+    hint: Spec = DEFAULT_ADVISER,
     read: Reader = input,
     write: Writer = print,
     choose_seed: Callable[[], int] = lambda: random.SystemRandom().randrange(1_000_000),
@@ -76,8 +81,9 @@ def play_session(
 
     `players` counts you; `against` names the bots (one name is repeated); `rules` holds
     rule settings (``{"target_score": 50}``); `seed` fixes the deals (a random one is
-    chosen and printed if None). `read` and `write` are the terminal (``input`` and
-    ``print`` by default).
+    chosen and printed if None). `hint` names the bot whose moves ``hint`` tells; it plays
+    from the stream seat 0 would have, so following every hint plays that bot's game.
+    `read` and `write` are the terminal (``input`` and ``print`` by default).
     """
     bots = lineup(players=players, against=against)
     n = len(bots) + 1
@@ -86,10 +92,11 @@ def play_session(
         seed = choose_seed()
     whole_number(seed, name="--seed", low=0)
     who = ["you", *(f"seat {s} ({strategy_label(b)})" for s, b in enumerate(bots, start=1))]
-    human = Human(read=read, write=write, who=who, rules=table_rules, seat=0)
+    adviser = make_strategy(hint, rng=strategy_rng(seed, 0, 0))
+    human = Human(read=read, write=write, who=who, rules=table_rules, seat=0, adviser=adviser)
     write(f"Rummy: you (seat 0) against {', '.join(who[1:])}.")
     write(f"Rules: {_rules_text(table_rules)}. Seed {seed}: play these deals again with --seed {seed}.")
-    write("Type help at any prompt for the commands, hint for a suggestion, quit to stop.")
+    write(f"Type help at any prompt for the commands, hint for {strategy_label(hint)}'s move, quit to stop.")
     try:
         result = play_game([human, *bots], rules=table_rules, seed=seed, game=0)
     except StrategyError as error:  # the engine reports what any seat raises as its failure; the person's quit too

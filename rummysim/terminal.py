@@ -6,8 +6,9 @@ its rules are enforced exactly. Its three decisions read commands (``draw stock`
 one with the same pure rules the engine uses (`rummysim.moves`): a bad command is answered with the rule it
 breaks and the same prompt again, so the engine only ever receives legal moves. Melds
 and lay-offs stay on the player's side until the discard ends the turn (``undo`` takes
-one back); `hint` says what `greedy` would do. `quit`, the end of the input or Ctrl-C
-raise `EndSession`, which the session knows in the engine's report of the seat's failure.
+one back); `hint` says what the adviser bot would do (`expert` in a session unless
+another is chosen). `quit`, the end of the input or Ctrl-C raise `EndSession`, which
+the session knows in the engine's report of the seat's failure.
 
 The house rules (R12) are checked the same way: a lay-off before your first meld (R12.1)
 is refused with its rule; with ``take_discard: must_use`` (R12.2) the top discard may be
@@ -93,11 +94,16 @@ class Human(Strategy):
     name = "human"
     description = "a person typing moves at the terminal"
 
-    def __init__(self, *, read: Reader, write: Writer, who: Sequence[str], rules: Rules, seat: int = 0) -> None:
+    def __init__(
+        self, *, read: Reader, write: Writer, who: Sequence[str], rules: Rules, seat: int = 0,
+        adviser: Strategy | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
         self.read, self.write, self.who, self.rules, self.seat = read, write, list(who), rules, seat
         self.scores = [0] * rules.n_players
-        self._greedy = Greedy()
+        self.adviser = adviser if adviser is not None else Greedy()
+        """The bot whose moves `hint` tells; it sees what this seat sees, events included."""
+        self._hints: dict[tuple[int, int, int | None, int], str] = {}
         self._discard: int | None = None
 
     # -- the three decisions -------------------------------------------------------------
@@ -158,7 +164,8 @@ class Human(Strategy):
         return card
 
     def observe(self, event: Event) -> None:
-        """Tell the player what the other seats do, and how each hand ends."""
+        """Tell the player what the other seats do, and how each hand ends; the adviser sees every event too."""
+        self.adviser.observe(event)
         if isinstance(event, HandStarted):
             self.write("")
             first = (event.dealer + 1) % self.rules.n_players
@@ -228,7 +235,7 @@ class Human(Strategy):
             holding, table = _after(view, plays)
             self.show(view, holding, table)
         elif word == "hint":
-            self.write(f"Hint: greedy would {self._hint(view, plays)}.")
+            self.write(f"Hint: {self.adviser.name} would {self._hint(view, plays)}.")
         elif word in COMMANDS:
             return [word, *words[1:]]
         else:
@@ -321,20 +328,37 @@ class Human(Strategy):
         self.write(f"Your holding: {holding_text(holding)}")
 
     def _hint(self, view: PlayerView, plays: list[Play]) -> str:
-        """Return what greedy would do from here, as the commands to type."""
+        """Return what the adviser would do from here, as the commands to type (the same answer if asked again)."""
+        at = (view.hand, view.turn, view.drawn, len(plays))
+        if at not in self._hints:
+            self._hints[at] = self._advice(view, plays)
+        return self._hints[at]
+
+    def _advice(self, view: PlayerView, plays: list[Play]) -> str:
+        adviser = self.adviser
         if view.drawn is None:
-            pile = self._greedy.draw(view)
+            pile = adviser.draw(view)
             top = view.top_discard
             return "draw stock" if pile is Pile.STOCK or top is None else f"draw discard (take {card_code(top)})"
-        holding, table = _after(view, plays)
-        now = view._replace(holding=holding, table=table)
-        steps = [m for m in self._greedy.play(now) if m is not None]
-        after, final = _after(now, steps)
+        now = _made(view, plays)
+        steps = [m for m in adviser.play(now) if m is not None]
+        final = _made(now, steps)
         said = [command_for(step, _after(now, steps[:i])[1], self.rules) for i, step in enumerate(steps)]
-        if after:
-            card = self._greedy.discard(now._replace(holding=after, table=final))
-            said.append(f"discard {card_code(card)}")
+        if final.holding:
+            said.append(f"discard {card_code(adviser.discard(final))}")
         return ", then ".join(said)
+
+
+def _made(view: PlayerView, plays: Sequence[Play]) -> PlayerView:
+    """Return the view once `plays` are made: the seat's holding, the table, its size and whether it has melded."""
+    if not plays:
+        return view
+    holding, table = _after(view, plays)
+    sizes = list(view.holding_sizes)
+    sizes[view.seat] = holding.bit_count()
+    melded = list(view.has_melded)
+    melded[view.seat] = True
+    return view._replace(holding=holding, table=table, holding_sizes=tuple(sizes), has_melded=tuple(melded))
 
 
 def _sorry(error: Exception) -> str:

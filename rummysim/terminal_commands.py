@@ -26,7 +26,7 @@ Commands (card codes: rank A 2-9 T or 10 J Q K, then suit C D H S; 7H, 10D, KS):
                         the card fits more than one); several: layoff 6C 7C
   undo                  take back this turn's last meld or lay-off
   discard KD            discard a card face up; this ends your turn           R4.3
-  hint                  what the greedy bot would do now
+  hint                  what the adviser bot would do now (expert, or --hint)
   table                 show the table again
   help                  this list
   quit                  stop the game

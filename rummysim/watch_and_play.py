@@ -60,19 +60,21 @@ def replay(*, results_dir: str, condition: str, game: int, hand: int, seat: int 
 )
 @click.option("--rules", "-r", "settings", multiple=True, metavar="KEY=VALUE", help="A rule setting; repeatable.")
 @click.option("--seed", type=int, default=None, help="Fix the deals (a random seed is chosen and printed otherwise).")
+@click.option("--hint", "adviser", default="expert", show_default=True, help="The bot whose moves hint tells.")
 @one_line_errors
-def play(players: int | None, against: str | None, settings: tuple[str, ...], seed: int | None) -> None:
+def play(players: int | None, against: str | None, settings: tuple[str, ...], seed: int | None, adviser: str) -> None:
     """Play rummy in the terminal against the bots, to the game's end.
 
     You are seat 0; hands follow one another until the game ends (R11). Type moves as
     card codes (draw stock, meld 7H 8H 9H, layoff 6C, discard KD); help lists the
-    commands, hint says what greedy would do, quit stops.
+    commands, hint says what expert (or the --hint bot) would do, quit stops.
     Rule settings are those of docs/rules.md.
 
     \b
     Example:
       rummysim play
       rummysim play --players 3 --against greedy,cautious --rules target_score=50 --seed 7
+      rummysim play --against expert --hint cautious
     """
     import sys
 
@@ -86,6 +88,7 @@ def play(players: int | None, against: str | None, settings: tuple[str, ...], se
         against=against.split(",") if against else (),
         rules=parse_settings(settings),
         seed=seed,
+        hint=adviser,
         read=input,
         write=click.echo,
     )

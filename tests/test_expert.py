@@ -17,7 +17,7 @@ from rummysim.seeding import strategy_rng
 from rummysim.strategies import make_strategy, strategy_params
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.cautious import Cautious
-from rummysim.strategies.expert import DISCARD, DRAW, Expert
+from rummysim.strategies.expert import DISCARD, DRAW, Expert, melded_before
 
 SMALL = {"strategy": "expert", "samples": 4, "depth": 12}
 """An expert that thinks little: the tests check its moves, not its strength."""
@@ -175,6 +175,13 @@ def test_a_decision_is_a_pure_function_of_the_view_and_its_key(search):
 
     first = [moves(*seen) for seen in views[5:9]]
     assert [moves(*seen) for seen in reversed(views[5:9])] == first[::-1]  # nothing carries over between searches
+
+
+def test_R8_3_melded_before_reads_from_the_history_whether_the_seat_had_melded_before_its_turn():
+    for view, _, _ in spied_views(3, seed=2):
+        if view.drawn is None:
+            drawing = view.has_melded[view.seat]  # nothing played yet this turn
+        assert melded_before(view) == drawing
 
 
 def test_expert_says_why_it_cannot_play_where_its_search_does_not_load(monkeypatch):

@@ -32,10 +32,11 @@ ROOT = Path(__file__).parent.parent
 class Autopilot:
     """A player who asks for a hint at every prompt and types what it says."""
 
-    def __init__(self) -> None:
+    def __init__(self, adviser: str = "greedy") -> None:
         self.out: list[str] = []
         self.typed: list[str] = []
         self.queue: list[str | None] = []
+        self.says = f"Hint: {adviser} would "
 
     def write(self, text: str) -> None:
         self.out.append(text)
@@ -46,8 +47,8 @@ class Autopilot:
         command = self.queue.pop(0)
         if command is None:
             hint = self.out[-1]
-            assert hint.startswith("Hint: greedy would "), hint
-            steps = hint.removeprefix("Hint: greedy would ").removesuffix(".").split(", then ")
+            assert hint.startswith(self.says), hint
+            steps = hint.removeprefix(self.says).removesuffix(".").split(", then ")
             steps = [re.sub(r" \(take \w\w\)$", "", step) for step in steps]
             command, self.queue = steps[0], list(steps[1:])
         self.typed.append(command)
@@ -110,7 +111,9 @@ def play_stacked(start: Deal, commands: list[str], *, rules: Rules | None = None
 )  # fmt: skip
 def test_a_player_who_follows_every_hint_plays_a_whole_game_exactly_as_greedy(players, against, rules):
     pilot = Autopilot()
-    result = play_session(players=players, against=against, rules=rules, seed=3, read=pilot.read, write=pilot.write)
+    result = play_session(
+        players=players, against=against, rules=rules, seed=3, hint="greedy", read=pilot.read, write=pilot.write
+    )
     assert result is not None
     assert not re.search(r"Not allowed|Unknown command|Sorry|Not a card", pilot.text)
     bots = against * (players - 1) if len(against) == 1 else against
@@ -126,12 +129,27 @@ def test_a_player_who_follows_every_hint_plays_a_whole_game_exactly_as_greedy(pl
     )
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_player_who_follows_every_hint_of_expert_plays_expert_s_game(players):
+    expert = {"strategy": "expert", "samples": 4, "depth": 12}
+    pilot = Autopilot("expert")
+    rules = {"target_score": None, "max_hands": 2}
+    result = play_session(
+        players=players, against=["cautious"], rules=rules, seed=5, hint=expert, read=pilot.read, write=pilot.write
+    )
+    assert result is not None
+    table = Rules(n_players=players).replace(**rules)
+    as_expert = play_game([expert, *["cautious"] * (players - 1)], rules=table, seed=5, game=0)
+    assert [r._replace(strategy="") for r in result.hands] == [r._replace(strategy="") for r in as_expert.hands]
+
+
 def test_a_whole_game_played_from_a_script_of_moves_at_the_command_line():
     pilot = Autopilot()
-    expected = play_session(rules={"target_score": 30}, seed=8, read=pilot.read, write=pilot.write)
+    expected = play_session(rules={"target_score": 30}, seed=8, hint="greedy", read=pilot.read, write=pilot.write)
     assert expected is not None
     script = "\n".join(pilot.typed) + "\n"
-    result = CliRunner().invoke(main, ["play", "--seed", "8", "--rules", "target_score=30"], input=script)
+    command = ["play", "--seed", "8", "--rules", "target_score=30", "--hint", "greedy"]
+    result = CliRunner().invoke(main, command, input=script)
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output
     lines = result.output.splitlines()
@@ -201,7 +219,7 @@ def test_bad_inputs_are_explained_and_the_prompt_comes_again():
         "Draw from where? Type draw stock or draw discard (R4.1).",
         f"{elsewhere} is not on top of the discard pile; draw stock or draw discard (R4.1).",
         HELP.rstrip("\n"),
-        "Hint: greedy would draw ",
+        "Hint: expert would draw ",
         f"You took {top_code} from the discard pile.",
         "You have drawn this turn (R4.1): now meld, lay off, or discard a card to end your turn.",
         f"Not allowed: discard {top_code}: taken from the discard pile this turn (R4.5).",
@@ -217,7 +235,7 @@ def test_bad_inputs_are_explained_and_the_prompt_comes_again():
         f"Not allowed: {elsewhere} is not in your holding (R6.1).",
         "There is no meld [3]; the melds on the table are none yet (R6.1).",
         "Nothing to undo: you have not melded or laid off this turn.",
-        "Hint: greedy would ",
+        "Hint: expert would ",
         "Table:",
         "Game stopped (you quit). Scores: you 0, seat 1 (greedy) 0.",
     ]

@@ -3,7 +3,7 @@
 **Which strategy.** The experiment file names it (``skill: {strategy: [cautious, rummy_hunter]}``:
 for each lineup, the first named strategy it seats); without the key, the lineup's strategy
 highest on the ladder (`rummysim.design.LADDER`: uniform < greedy < rummy_hunter < cautious <
-montecarlo), a strategy off the ladder (a plug-in bot, the one under test) above every built-in
+montecarlo < expert), a strategy off the ladder (a plug-in bot, the one under test) above every built-in
 one, ties broken by the higher win share per seat. Never by seat count alone.
 
 **Strength.** Order (w − k/n)/(1 − k/n) falls with table size on its own: a bot of

@@ -2,7 +2,8 @@
 
 The ladder, weakest first: `uniform` (random legal play), `greedy` (melds at once),
 `rummy_hunter` (holds melds back to go rummy), `cautious` (remembers the public cards
-and discards safely) and `montecarlo` (determinized Monte Carlo search). See
+and discards safely), `montecarlo` (determinized Monte Carlo search) and `expert`
+(determinized search played on by the compiled engine's own turns). See
 docs/strategies.md to write your own.
 """
 

@@ -29,7 +29,7 @@ from types import ModuleType
 import numpy as np
 
 from rummysim.errors import ConfigError
-from rummysim.moves import Event, HandStarted, Pile, Play
+from rummysim.moves import Drew, LaidOff, Melded, Pile, Play
 from rummysim.seeding import derive, stream_key
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.cautious import Cautious
@@ -54,6 +54,15 @@ def search() -> ModuleType:
         return _search()
     except RuntimeError as error:
         raise ConfigError(f"strategy 'expert' searches with compiled code, and {error}") from None
+
+
+def melded_before(view: PlayerView) -> bool:
+    """Return whether the seat had melded or laid off this hand before this turn (going rummy, R8.3)."""
+    events = view.history
+    if view.drawn is not None:  # this turn began with the seat's last draw
+        draws = [i for i, e in enumerate(events) if isinstance(e, Drew) and e.seat == view.seat]
+        events = events[: draws[-1]]
+    return any(e.seat == view.seat for e in events if isinstance(e, (Melded, LaidOff)))
 
 
 class Expert(Cautious):
@@ -93,8 +102,6 @@ class Expert(Cautious):
         self.key = stream_key(self.rng)
         """The key of its searches: decision d deals from ``derive(key, d)``."""
         self.decisions = 0
-        self.melded_before = False
-        """Whether it had melded before this turn (going rummy, R8.3)."""
         self._module = search()
 
     @property
@@ -104,11 +111,6 @@ class Expert(Cautious):
             "patience": self.patience, "alarm": self.alarm, "their_patience": self.their_patience,
             **super().params,
         }  # fmt: skip
-
-    def observe(self, event: Event) -> None:
-        super().observe(event)
-        if isinstance(event, HandStarted):
-            self.melded_before = False
 
     def _params(self, view: PlayerView) -> np.ndarray:
         """Return each seat's policy parameters in the playouts (`rummysim.compiled.layout.PARAMS`).
@@ -126,14 +128,13 @@ class Expert(Cautious):
         self.decisions += 1
         return int(
             self._module.choose(
-                view, kind, key=key, seen=self.seen, taken=self.taken, melded_before=self.melded_before,
+                view, kind, key=key, seen=self.seen, taken=self.taken, melded_before=melded_before(view),
                 samples=self.samples, candidates=self.candidates, depth=self.depth, confidence=self.confidence,
                 params=self._params(view),
             )
         )  # fmt: skip
 
     def draw(self, view: PlayerView) -> Pile:
-        self.melded_before = view.has_melded[view.seat]
         if view.top_discard is None:
             return Pile.STOCK
         return Pile.DISCARD if self._decide(view, DRAW) else Pile.STOCK
