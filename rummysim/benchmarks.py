@@ -290,7 +290,9 @@ def bench_decisions(*, hands: int = 300, slow_hands: int = 20) -> dict[str, floa
 
     figures = {}
     for name, cls in REGISTRY.items():
-        figures[f"decision_us_{name}"] = _mean_decision_us(cls, slow_hands if cls.searches else hands)
+        figures[f"decision_us_{name}"] = _mean_decision_us(
+            cls, slow_hands if cls.searches or cls.compiled_search else hands
+        )
         if cls.searches:
             with rollout.python_only():
                 figures[f"decision_us_{name}_python_playouts"] = _mean_decision_us(cls, slow_hands)

@@ -10,7 +10,9 @@ engine cannot load here, ``auto`` plays on the reference engine and says so once
 
 A searching bot (montecarlo) plays on the reference engine, but judges its moves with
 compiled playouts wherever the compiled kernels load (`playouts_of`), again with the
-same results.
+same results. `expert` plays on the reference engine too, and its search is always
+compiled: the run compiles it once, before play, only when a condition seats it
+(`prepare_searches`); where it cannot load, the run stops before any game with why.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ def choose_engine(experiment: Experiment, condition: Condition, *, trace: bool =
     With `load` false the compiled engine is judged loadable without compiling it
     (`rummysim validate` says which engine will play, in a second, on a fresh machine).
     """
+    prepare_searches(experiment, condition, load=load)
     asked = experiment.engine_of(condition)
     if asked == "python":
         return Choice("python", "engine: python", playouts=playouts_of(condition, load=load))
@@ -94,3 +97,26 @@ def playouts_of(condition: Condition, *, load: bool = True) -> str | None:
         return None
     ready = compiled.playout_rewards() is not None if load else compiled.why_not_loadable() is None
     return "compiled" if ready else "python"
+
+
+def prepare_searches(experiment: Experiment, condition: Condition, *, load: bool = True) -> None:
+    """Compile the search of every bot of the condition that has one of its own (`expert`), once, here.
+
+    Raise `ConfigError` naming the condition where it cannot load. With `load` false it is
+    judged loadable without compiling it.
+    """
+    for spec in condition.players:
+        cls, _ = check_strategy(spec)
+        if not cls.compiled_search:
+            continue
+        try:
+            if load:
+                compiled.expert_search()
+            elif (why := compiled.why_not_loadable()) is not None:
+                raise RuntimeError(why)
+        except RuntimeError as error:
+            source = experiment.source or experiment.name
+            label = strategy_label(spec)
+            raise ConfigError(
+                f"{source}: conditions.{condition.name}: {label} searches with compiled code, and {error}"
+            ) from None

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
+import rummysim.compiled as compiled
 from rummysim.cards import FULL_DECK
 from rummysim.compiled import expert_search
 from rummysim.dealing import Deal
 from rummysim.engine import play_hand
 from rummysim.errors import ConfigError
+from rummysim.experiment import parse_experiment
 from rummysim.game import play_game
 from rummysim.moves import Pile
 from rummysim.rules import Rules
+from rummysim.runner import run_experiment
 from rummysim.seeding import strategy_rng
 from rummysim.strategies import make_strategy, strategy_params
 from rummysim.strategies.base import PlayerView
@@ -193,3 +197,27 @@ def test_expert_says_why_it_cannot_play_where_its_search_does_not_load(monkeypat
     monkeypatch.setattr(expert, "_search", broken)
     with pytest.raises(ConfigError, match=r"'expert' searches with compiled code, and the compiled engine is switched"):
         Expert(rng=np.random.default_rng(0))
+
+
+TINY = {
+    "name": "tiny", "question": "q?", "games": 6, "seed": 3, "players": [SMALL, "greedy"],
+    "rules": {"target_score": 40}, "conditions": {"expert": {}, "greedy": {"players": ["greedy", "greedy"]}},
+}  # fmt: skip
+
+
+def test_a_run_with_expert_gives_the_same_tables_with_any_number_of_workers(tmp_path):
+    experiment = parse_experiment(TINY, source="tiny.yaml")
+    one = run_experiment(experiment, out=tmp_path / "one", n_jobs=1)
+    two = run_experiment(experiment, out=tmp_path / "two", n_jobs=2, chunk_games=2)
+    pd.testing.assert_frame_equal(one.hands, two.hands)
+    pd.testing.assert_frame_equal(one.games, two.games)
+    assert set(one.hands["strategy"]) >= {"expert(depth=12, samples=4)", "greedy"}
+
+
+def test_a_run_that_seats_expert_where_its_search_cannot_load_stops_before_any_game(tmp_path, monkeypatch):
+    monkeypatch.setenv(compiled.SWITCH, "0")
+    experiment = parse_experiment(TINY, source="tiny.yaml")
+    with pytest.raises(ConfigError, match=r"^tiny.yaml: conditions.expert: expert\(depth=12, samples=4\) searches with "
+                       r"compiled code, and the compiled engine is switched off \(RUMMYSIM_COMPILED=0\)$"):  # fmt: skip
+        run_experiment(experiment, out=tmp_path / "off", n_jobs=1)
+    assert not (tmp_path / "off" / "hands.parquet").exists()

@@ -195,9 +195,9 @@ def expert_search() -> ModuleType:
     Raise `RuntimeError` saying why where it cannot load.
     """
     global _expert
+    if os.environ.get(SWITCH, "1") == "0":
+        raise RuntimeError(f"the compiled engine is switched off ({SWITCH}=0)")
     if _expert is None:
-        if os.environ.get(SWITCH, "1") == "0":
-            raise RuntimeError(f"the compiled engine is switched off ({SWITCH}=0)")
         load()
         try:
             with _compiling("expert", "expert's search"):

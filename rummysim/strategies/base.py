@@ -149,6 +149,8 @@ class Strategy:
     description: ClassVar[str] = ""
     searches: ClassVar[bool] = False
     """True for a bot that judges its moves by playouts (`rummysim.strategies.rollout.rewards`)."""
+    compiled_search: ClassVar[bool] = False
+    """True for a bot whose search is a compiled kernel of its own (`expert`): a run compiles it before play."""
 
     def __init__(self, *, rng: np.random.Generator | None = None) -> None:
         self.rng = rng if rng is not None else np.random.default_rng(0)

@@ -70,7 +70,7 @@ class Expert(Cautious):
 
     name = "expert"
     description = "determinized search over draws, melds and discards, played on by the compiled engine's own turns"
-    searches = True
+    compiled_search = True
 
     def __init__(
         self,
