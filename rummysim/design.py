@@ -124,9 +124,13 @@ class Condition:
     """Whether its plug-in bots run sealed, if not as the experiment says. Never changes results."""
     engine: str | None = None
     """Which engine plays it (`ENGINES`), if not as the experiment says. Never changes results."""
+    strong: bool = False
+    """A check of the question with strong players (``strong: true``): it plays its own `games`, never
+    sized by ``precision:``, and its comparisons are tested in a family of their own, so they never
+    change the question's verdicts; the report says beside each verdict whether it holds with them."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the condition with every rule resolved, as plain values."""
+        """Return the condition with every rule resolved, as plain values (``strong`` only when it is one)."""
         return {
             "name": self.name,
             "description": self.description,
@@ -135,7 +139,7 @@ class Condition:
             "engine": self.engine,
             "rules": self.rules.to_dict(),
             "players": [dict(p) for p in self.players],
-        }
+        } | ({"strong": True} if self.strong else {})
 
 
 @dataclass(frozen=True)
@@ -320,6 +324,7 @@ def _condition(data: Any, where: str, *, written_by: str) -> Condition:
         games=data.get("games"),
         isolate=data.get("isolate"),
         engine=data.get("engine"),
+        strong=data.get("strong") is True,
     )
 
 

@@ -38,7 +38,7 @@ from rummysim.strategies import check_strategy
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
         "isolate", "engine", "margin", "precision", "max_games", "skill", "measures", "sandbox")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
-CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine")
+CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine", "strong")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -138,6 +138,7 @@ class _Draft(NamedTuple):
     games: int | None = None
     isolate: bool | None = None
     engine: str | None = None
+    strong: bool = False
 
 
 def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
@@ -278,7 +279,13 @@ def _draft(cname: Any, body: Any, lineup: tuple[dict[str, Any], ...], where: str
     )
     isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
     engine = check_engine(body["engine"], f"{where}: conditions.{cname}.engine") if "engine" in body else None
-    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine)
+    strong = _flag(body["strong"], f"conditions.{cname}.strong", where) if "strong" in body else False
+    if strong and games_here is None:
+        raise ConfigError(
+            f"{where}: conditions.{cname}.strong: a check with strong players plays the games it names, not "
+            "as many as precision: needs; give it games:", key="games"
+        )  # fmt: skip
+    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine, strong)
 
 
 def _check_count(count: int, key: str, where: str) -> None:
@@ -323,6 +330,7 @@ def _condition(base: dict[str, Any], draft: _Draft, where: str) -> Condition:
         draft.games,
         draft.isolate,
         draft.engine,
+        draft.strong,
     )
 
 

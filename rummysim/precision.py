@@ -64,9 +64,15 @@ class Width:
 
 
 def widths(analysis: Analysis, precision: Mapping[str, float]) -> list[Width]:
-    """Return the half-width of every planned comparison on every measure with a target (`METRICS`)."""
+    """Return the half-width of every planned comparison on every measure with a target (`METRICS`).
+
+    A check with strong players (`Condition.strong`) plays its own games: its comparisons are not sized.
+    """
     found = []
+    strong = {c.name for c in analysis.experiment.conditions if c.strong}
     for comp in analysis.comparisons:
+        if comp.reference in strong or comp.other in strong:
+            continue
         for measure, target in precision.items():
             metric, scale = METRICS[measure]
             estimate = comp.differences.get(metric)

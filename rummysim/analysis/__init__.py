@@ -208,9 +208,14 @@ def analyze(
         if a in summaries and b in summaries
     ]
     _drop_unplayed(experiment, summaries.values(), comparisons)
-    holm(comparisons)
-    fdr(comparisons)
-    rule_out(comparisons, margins=experiment.margin)
+    strong = {c.name for c in experiment.conditions if c.strong}
+    for family in (  # the checks with strong players are corrected apart: they never change the question's verdicts
+        [c for c in comparisons if c.reference not in strong and c.other not in strong],
+        [c for c in comparisons if c.reference in strong or c.other in strong],
+    ):
+        holm(family)
+        fdr(family)
+        rule_out(family, margins=experiment.margin)
     found = []
     if experiment.grid:
         first = {}  # per arm, its first condition's measured strategy (its Order is a grid measure too)

@@ -63,13 +63,14 @@ def plan(conditions: Sequence[Condition]) -> list[tuple[str, str, bool]]:
     reference; a pair is paired when table size and cards dealt are the same: the deals of
     game g then come from the same seeds (R3), even if the lineup's order differs. A grid
     crossed with conditions (``arm|cell`` names) makes a family of each arm: every cell is
-    compared with its own arm's first cell (an atlas's basic rummy at each table size).
+    compared with its own arm's first cell (an atlas's basic rummy at each table size). The checks
+    with strong players (``strong: true``) make families of their own.
     """
-    first: dict[tuple[frozenset[str], str], Condition] = {}
+    first: dict[tuple[frozenset[str], str, bool], Condition] = {}
     planned = []
     for condition in conditions:
         labels = [strategy_label(p) for p in condition.players]
-        key = (frozenset(labels), condition.name.rpartition("|")[0])
+        key = (frozenset(labels), condition.name.rpartition("|")[0], condition.strong)
         if key not in first:
             first[key] = condition
             continue

@@ -373,6 +373,12 @@ def plays_of(tables: np.ndarray, rules: np.ndarray, view: np.ndarray, me: int, o
 
 
 @functools.cache
+def _settings(rules: Rules) -> np.ndarray:
+    """The rules as the kernels read them (`settings_array`), made once per rules."""
+    return settings_array(rules)
+
+
+@functools.cache
 def _room(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Room for the two hands a search works in, and for its rewards (one per process and table size)."""
     store = np.zeros(2, HAND)
@@ -386,12 +392,13 @@ def choose(
 ) -> int:  # fmt: skip
     """Return a seat's move by `decide`, from its `PlayerView` and its memory of the public events."""
     store, rewards = _room(view.n_players)
+    rules = _settings(view.rules)
     if rewards.shape[1] < samples:
         rewards = np.zeros((52, samples), np.float64)
     policies = np.full(view.n_players, SHREWD, np.int64)
     return int(
         decide(
-            tables_of(view.rules), settings_array(view.rules), view_record(view, seen=seen, taken=taken), view.seat,
+            tables_of(view.rules), rules, view_record(view, seen=seen, taken=taken), view.seat,
             kind, melded_before, np.uint64(key), samples, candidates, depth, confidence, policies, params,
             store, rewards,
         )
@@ -401,7 +408,7 @@ def choose(
 def plan(view: PlayerView, option: int, *, seen: int, taken: list[int], params: np.ndarray) -> list[Play]:
     """Return plan `option` of a seat's melds and lay-offs (`plays_of`) as moves the engine checks."""
     record = view_record(view, seen=seen, taken=taken)
-    count = plays_of(tables_of(view.rules), settings_array(view.rules), record, view.seat, option, params)
+    count = plays_of(tables_of(view.rules), _settings(view.rules), record, view.seat, option, params)
     return [Meld(c) if kind == 0 else LayOff(c, meld) for kind, c, meld in record[0]["plays"][:count].tolist()]
 
 

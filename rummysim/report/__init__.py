@@ -37,6 +37,7 @@ from rummysim.report.glossary import glossary_lines
 from rummysim.report.html import render_html
 from rummysim.report.ladder import draw_ladder, ladder_lines
 from rummysim.report.sizing import sizing_lines
+from rummysim.report.strong import grouped, holds, strong_section
 from rummysim.report.tables import (
     GRID,
     comparisons_text,
@@ -77,11 +78,13 @@ def render_markdown(
     found = verdicts(analysis)
     titles = {i: group_title(analysis, comp) for i, comp in enumerate(analysis.comparisons)}
     parts = [f"# {analysis.question}"]
-    parts += verdict_lines(found) or ["No comparison was planned: the conditions are described one by one below."]
+    notes = [holds(analysis, v) for v in found]
+    parts += grouped(found, notes) or ["No comparison was planned: the conditions are described one by one below."]
     if "answer" in figures:
         alt = "The answer at a glance: each planned change with its 95% interval and margin"
         parts.append(f"![{alt}]({_rel(figures['answer'], folder)})")
     parts.append(_reading_note(analysis, folder))
+    parts += strong_section(analysis)
     if rated is not None:
         parts += ["## The ladder: how strong is each strategy?", "\n".join(ladder_lines(analysis, rated))]
         parts.append(f"![The ladder: each strategy's rating with its 95% interval]({_rel(figures['ladder'], folder)})")
@@ -102,16 +105,6 @@ def render_markdown(
     sources = f"Formulas and sources of every metric: {_doc('metrics.md', folder)}."
     parts += ["## Glossary", "\n".join(glossary_lines()), sources]
     return "\n\n".join(parts) + "\n"
-
-
-def verdict_lines(found: Sequence[Verdict]) -> list[str]:
-    """Return the verdicts as markdown, grouped by comparison: a bold title, then ``- **Yes**: ...`` items."""
-    lines, groups = [], dict.fromkeys(v.group for v in found)
-    for group in groups:
-        items = [v for v in found if v.group == group]
-        bullets = "\n".join(f"- **{v.answer.value}**{v.sentence[len(v.answer.value) :]}" for v in items)
-        lines += [f"**{group[0].upper()}{group[1:]}**" if len(groups) > 1 else "", bullets]
-    return [line for line in lines if line]
 
 
 def _ladder(analysis: Analysis, folder: Path, results: Results | None) -> Ladder | None:

@@ -252,10 +252,21 @@ def _evidence(analysis: Analysis, comp: Comparison, metric: str, measure: Measur
     return f" ({levels}; change {shown})" if math.isfinite(change.value) else f" ({levels})"  # no change: no games
 
 
-def verdicts(analysis: Analysis) -> list[Verdict]:
-    """Return every planned comparison's verdict, comparison by comparison, in the order of ``measures:``."""
+def is_strong(analysis: Analysis, comp: Comparison) -> bool:
+    """Return whether a comparison is a check with strong players (either condition is ``strong: true``)."""
+    experiment = analysis.experiment
+    return experiment.condition(comp.reference).strong or experiment.condition(comp.other).strong
+
+
+def verdicts(analysis: Analysis, *, strong: bool = False) -> list[Verdict]:
+    """Return every planned comparison's verdict, comparison by comparison, in the order of ``measures:``.
+
+    The question's verdicts; with `strong`, those of its checks with strong players (`rummysim.report.strong`).
+    """
     found = []
     for comp in analysis.comparisons:
+        if is_strong(analysis, comp) != strong:
+            continue
         for name in analysis.experiment.measures:
             metrics = ("order", "strength") if name == "skill" else (MEASURES[name].metric,)
             for metric in metrics:

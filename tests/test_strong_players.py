@@ -1,0 +1,84 @@
+"""Checks with strong players (``strong: true``): their own games, their own test family, a note beside each verdict."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from rummysim.errors import ConfigError
+from rummysim.experiment import parse_experiment
+from rummysim.report import build_report
+from rummysim.runner import run_experiment
+
+MEASURES = ["first_player_edge_hand", "game_length"]
+
+
+def spec(strong: dict | None = None, *, precision: bool = False) -> dict:
+    data = {
+        "name": "t", "question": "Does it?", "games": 300, "seed": 11, "players": ["greedy", "greedy"],
+        "rules": {"target_score": 50}, "measures": MEASURES,
+        "conditions": {"basic": {}, "high": {"rules": {"ace": "high_or_low"}}, **(strong or {})},
+    }  # fmt: skip
+    if precision:
+        data |= {
+            "precision": {"first_seat_edge": "0.5 pp"},
+            "max_games": 600,
+            "measures": [*MEASURES, "first_seat_edge"],
+        }
+    return data
+
+
+CHECK = {
+    "basic_check": {"players": ["greedy", "greedy"], "games": 300, "strong": True},
+    "high_check": {"players": ["greedy", "greedy"], "games": 300, "strong": True, "rules": {"ace": "high_or_low"}},
+}
+"""A check whose lineup is the question's own, on as many games: the same deals, so the same numbers."""
+
+
+def test_a_check_with_strong_players_must_name_its_games():
+    data = spec({"basic_check": {"players": ["expert", "expert"], "strong": True}})
+    with pytest.raises(
+        ConfigError, match=r"conditions\.basic_check\.strong: a check with strong players plays the games"
+    ):
+        parse_experiment(data, source="t.yaml")
+
+
+def test_strong_must_be_true_or_false():
+    data = spec({"basic_check": {"players": ["expert", "expert"], "strong": "yes", "games": 10}})
+    with pytest.raises(ConfigError, match=r"conditions\.basic_check\.strong"):
+        parse_experiment(data, source="t.yaml")
+
+
+def test_checks_never_change_the_question_s_verdicts_nor_its_tests(tmp_path):
+    run_experiment(parse_experiment(spec(), source="t.yaml"), out=tmp_path / "alone", n_jobs=1)
+    run_experiment(parse_experiment(spec(CHECK), source="t.yaml"), out=tmp_path / "both", n_jobs=1)
+    assert build_report(tmp_path / "alone" / "t").verdicts == build_report(tmp_path / "both" / "t").verdicts
+    alone, both = (pd.read_csv(tmp_path / run / "t" / "summary_comparisons.csv") for run in ("alone", "both"))
+    main = both[both["other"] == "high"].reset_index(drop=True)
+    assert len(main) and main["p_holm"].notna().any()
+    pd.testing.assert_frame_equal(alone, main, check_dtype=False)
+
+
+def test_a_check_playing_the_question_s_own_games_reads_the_same_wherever_its_answer_is_not_can_t_tell(tmp_path):
+    run_experiment(parse_experiment(spec(CHECK), source="t.yaml"), out=tmp_path, n_jobs=1)
+    text = build_report(tmp_path / "t").markdown.read_text()
+    answer = text.split("![The answer")[0]
+    bullets = [line for line in answer.splitlines() if line.startswith("- **")]
+    assert len(bullets) == len(MEASURES)
+    for line in bullets:
+        note = line.split(" With strong players, ", 1)[1]
+        assert note.startswith("two greedy (300 games): ")
+        if line.startswith("- **Can't tell**"):
+            assert re.search(r": can't tell at ±[\d.]+ ", note), note
+        else:
+            assert ": the same (change " in note, note
+    assert "## With strong players" in text
+
+
+def test_checks_are_not_sized_by_precision(tmp_path):
+    result = run_experiment(parse_experiment(spec(CHECK, precision=True), source="t.yaml"), out=tmp_path, n_jobs=2)
+    played = result.games.groupby("condition")["game"].nunique().to_dict()
+    assert played["basic_check"] == played["high_check"] == 300
+    assert played["basic"] == played["high"] > 300  # the question's own grew to its precision
