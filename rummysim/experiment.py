@@ -357,7 +357,7 @@ def _sizing(data: Mapping[str, Any], conditions: tuple[Condition, ...], games: i
     cap = whole_number_within(data["max_games"], name=f"{where}: max_games", low=1, high=MAX_GAMES)
     for condition in conditions:
         first = condition.games if condition.games is not None else games
-        if first > cap:
+        if first > cap and not condition.strong:  # a check with strong players is not sized: not capped either
             raise ConfigError(
                 f"{where}: max_games: {cap} is below the {first} games condition {condition.name} plays first"
             )

@@ -39,16 +39,28 @@ class Pilot:
             + ", ".join(f"{n:,} games ({name})" for name, n in self.needs.items())
             + f"{over}; about {time_left / 60:.1f} min of play on one core, at the pilot's pace"
         )
+        strong = [c for c in experiment.conditions if c.strong]
+        if strong:
+            lines.append(
+                "    checks with strong players, not sized: "
+                + ", ".join(f"{experiment.games_of(c):,} games ({c.name})" for c in strong)
+            )
         return lines
 
 
 def pilot(experiment: Experiment, *, games: int, n_jobs: int = 1) -> Pilot:
     """Play `games` games a condition (at most the file's first wave) in a temporary folder; estimate the
-    games ``precision:`` needs."""
-    sizes = {c.name: min(games, experiment.games_of(c)) for c in experiment.conditions}
-    small = dataclasses.replace(experiment, precision={}, max_games=None).with_games(sizes)
+    games ``precision:`` needs.
+
+    The checks with strong players (``strong: true``) are not sized: the pilot leaves them out
+    and says the games they name.
+    """
+    sized = tuple(c for c in experiment.conditions if not c.strong)
+    sizes = {c.name: min(games, experiment.games_of(c)) for c in sized}
+    small = dataclasses.replace(experiment, conditions=sized, precision={}, max_games=None).with_games(sizes)
     with tempfile.TemporaryDirectory(prefix="rummysim-pilot-") as folder:
         results = run_experiment(small, out=folder, n_jobs=n_jobs)
         found = widths(analyze(results), experiment.precision)
         seconds = float(results.manifest["seconds"])
-    return Pilot(max(sizes.values()), seconds, found, needed(small, found, growth=float("inf"), cap=0))
+    needs = needed(small, found, growth=float("inf"), cap=0)
+    return Pilot(max(sizes.values()), seconds, found, needs)

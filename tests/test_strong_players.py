@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from rummysim.cli import main
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.report import build_report
@@ -82,3 +85,14 @@ def test_checks_are_not_sized_by_precision(tmp_path):
     played = result.games.groupby("condition")["game"].nunique().to_dict()
     assert played["basic_check"] == played["high_check"] == 300
     assert played["basic"] == played["high"] > 300  # the question's own grew to its precision
+
+
+def test_validate_s_pilot_leaves_the_checks_out_and_says_the_games_they_name(tmp_path):
+    data = spec({"basic_x": {"players": ["expert", "expert"], "games": 1600, "strong": True}}, precision=True)
+    path = tmp_path / "t.yaml"
+    path.write_text(json.dumps(data))
+    result = CliRunner().invoke(main, ["validate", str(path), "--pilot", "40"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[-1] == "    checks with strong players, not sized: 1,600 games (basic_x)"
+    assert "(basic_x)" not in lines[-2] and lines[-2].startswith("    needs about ")
