@@ -12,11 +12,11 @@ numbers). The candidate played is the seat's default (`SHREWD`: rummy_hunter's m
 with cautious' discards) unless another's mean reward beats it by more than
 `confidence` standard errors of the paired differences.
 
-`decide` reads the seat's view only: its own holding, the table, the discard pile, the
-sizes of the stock and of the other holdings, who has melded, the cards each seat took
-from the discard pile and still holds, and the public cards gone (`view_of` copies just
-those fields of a hand). Every random number comes from the decision's key, so a
-decision is a pure function of the view and the key, the same in either engine.
+`decide` reads the seat's view only (`view_record`): its own holding, the table, the
+discard pile, the sizes of the stock and of the other holdings, who has melded, the cards
+each seat took from the discard pile and still holds, and the public cards gone. Every
+random number comes from the decision's key, so a decision is a pure function of the view
+and the key.
 """
 
 from __future__ import annotations
@@ -73,23 +73,6 @@ from rummysim.strategies.expert import DISCARD, DRAW, PLAY
 
 FULL_DECK = (1 << 52) - 1
 MAX_CANDIDATES = 16
-
-
-@kernel()
-def view_of(h: Hand, seat: int, v: Hand) -> None:
-    """Copy into `v` what `seat` may see of hand `h`: every other holding and the stock stay empty."""
-    v.seats = h.seats
-    for s in range(h.seats):
-        v.holdings[s] = h.holdings[s] if s == seat else 0
-        v.sizes[s], v.has_melded[s], v.known[s] = h.sizes[s], h.has_melded[s], h.known[s]
-    for i in range(h.counts[PILE]):
-        v.pile[i] = h.pile[i]
-    for i in range(h.counts[MELDS]):
-        v.table[i], v.fits[i] = h.table[i], h.fits[i]
-    for i in range(8):
-        v.counts[i] = h.counts[i]
-    for i in range(52):
-        v.stock[i] = 0
 
 
 @kernel()
@@ -334,7 +317,7 @@ def decide(
     """Return seat `me`'s move: for the draw 1 to take the discard and 0 the stock, for the melds the plan
     (0 the default's, 1 the other), for the discard the card.
 
-    `view` is the seat's view (a one-record `HAND` array, `view_of`); `melded_before` whether
+    `view` is the seat's view (a one-record `HAND` array, `view_record`); `melded_before` whether
     it had melded before this turn (going rummy, R8.3). `policies` and `params` give each
     seat's policy in the playouts (`me` plays `SHREWD`). `store` is room for two hands;
     `rewards` (at least ``MAX_CANDIDATES`` x `samples`) receives each candidate's reward per deal.
