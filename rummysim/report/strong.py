@@ -22,8 +22,8 @@ from collections.abc import Sequence
 
 from rummysim.analysis import Analysis, Comparison
 from rummysim.analysis.compare import Answer
-from rummysim.report.verdicts import Verdict, is_strong, lineup_words, sized, verdict_of, verdicts
-from rummysim.report.wording import signed
+from rummysim.report.verdicts import Verdict, is_strong, lineup_words, verdict_of, verdicts
+from rummysim.report.wording import signed, significant
 
 
 def _same_rules(analysis: Analysis, a: Comparison, b: Comparison) -> bool:
@@ -55,23 +55,34 @@ def _agrees(verdict: Verdict, check: Verdict) -> bool:
 
 
 def holds(analysis: Analysis, verdict: Verdict) -> str:
-    """Return whether the verdict holds with strong players, in words, or "" with no check of it."""
+    """Return whether the verdict holds with strong players, in words, or "" with no check of it.
+
+    ``With strong players (1,600 games each): three expert, the same (change -2.7 hands);
+    expert against two greedy, can't tell at ±0.98 pp.``
+    """
+    checks = checks_of(analysis, verdict)
+    if not checks:
+        return ""
+    games = {check.comparison.games for check in checks}
     said = []
-    for check in checks_of(analysis, verdict):
-        who = (
-            f"{lineup_words(analysis.experiment.condition(check.comparison.other))} ({check.comparison.games:,} games)"
-        )
+    for check in checks:
+        lineup = lineup_words(analysis.experiment.condition(check.comparison.other))
+        who = lineup if len(games) == 1 else f"{lineup} ({check.comparison.games:,} games)"
         change = check.change
         unit = f" {check.measure.unit}" if check.measure.unit in ("pp", "hands", "turns", "points") else ""
         numbers = f"change {signed(change)}{unit}" if math.isfinite(change.low) else "no interval"
         if _agrees(verdict, check):
-            said.append(f"{who}: the same ({numbers})")
+            said.append(f"{who}, the same ({numbers})")
         elif check.answer is Answer.CANT_TELL and math.isfinite(change.low):
-            half = sized(check.measure, (change.high - change.low) / 2, up=True)
-            said.append(f"{who}: can't tell at ±{half} ({numbers})")
+            said.append(f"{who}, can't tell at ±{significant((change.high - change.low) / 2, up=True)}{unit}")
         else:
-            said.append(f"{who}: {check.answer.value} ({numbers})")
-    return f" With strong players, {'; '.join(said)}." if said else ""
+            said.append(f"{who}, differs: {check.answer.value} ({numbers})")
+    each = (
+        f" ({next(iter(games)):,} games each)"
+        if len(games) == 1 and len(checks) > 1
+        else (f" ({next(iter(games)):,} games)" if len(games) == 1 else "")
+    )
+    return f" With strong players{each}: {'; '.join(said)}."
 
 
 def strong_section(analysis: Analysis) -> list[str]:
