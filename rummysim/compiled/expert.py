@@ -41,15 +41,13 @@ from rummysim.compiled.game import (
     policy_plays,
 )
 from rummysim.compiled.layout import (
-    CAUTION,
-    HOPE,
     OUT_BY_BLOCK,
     SHREWD,
     STALL_AFTER_TURNS,
     TAKE_DISCARD,
     settings_array,
 )
-from rummysim.compiled.policies import danger, greedy_discard, greedy_draw, plan_plays, potential, unseen
+from rummysim.compiled.policies import greedy_discard, greedy_draw, keep_score, plan_plays, unseen
 from rummysim.compiled.state import (
     DRAWN,
     HAND,
@@ -238,11 +236,7 @@ def _ranked_discards(
     while dead:
         card = lowest(dead)
         dead &= dead - 1
-        score = (
-            tb.values[card % 13]
-            - params[HOPE] * potential(tb, card, holding, hidden)
-            - params[CAUTION] * danger(tb, v, me, card, params, hidden, fits)
-        )
+        score = keep_score(tb, v, me, card, holding, params, hidden, fits)
         at = n  # insertion, highest (score, card) first: cards come upward, so a later one wins a tie
         while at > 0 and scores[at - 1] <= score:
             scores[at], out[at] = scores[at - 1], out[at - 1]

@@ -242,6 +242,18 @@ def danger(tb: Lookups, h: Hand, seat: int, card: int, params: np.ndarray, hidde
     return min(expected, 1.0)
 
 
+@kernel(inline=True)
+def keep_score(
+    tb: Lookups, h: Hand, seat: int, card: int, holding: int, params: np.ndarray, hidden: int, fits: int
+) -> float:
+    """`Cautious.keep_score`: how much discarding `card` is worth, its points less its hope and its danger."""
+    return (
+        tb.values[card % 13]
+        - params[HOPE] * potential(tb, card, holding, hidden)
+        - params[CAUTION] * danger(tb, h, seat, card, params, hidden, fits)
+    )
+
+
 @kernel()
 def cautious_discard(tb: Lookups, h: Hand, seat: int, params: np.ndarray) -> int:
     """`Cautious.discard`: the deadwood card of highest points less hope and danger, else greedy's."""
@@ -255,11 +267,7 @@ def cautious_discard(tb: Lookups, h: Hand, seat: int, params: np.ndarray) -> int
     while dead:
         card = lowest(dead)
         dead &= dead - 1
-        score = (
-            tb.values[card % 13]
-            - params[HOPE] * potential(tb, card, holding, hidden)
-            - params[CAUTION] * danger(tb, h, seat, card, params, hidden, fits)
-        )
+        score = keep_score(tb, h, seat, card, holding, params, hidden, fits)
         if best < 0 or score >= best_score:  # the highest (score, card): a later card wins a tie
             best, best_score = card, score
     return best
