@@ -356,11 +356,11 @@ def _settings(rules: Rules) -> np.ndarray:
 
 
 @functools.cache
-def _room(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Room for the two hands a search works in, and for its rewards (one per process and table size)."""
+def _room(n: int, samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Room for the two hands a search works in, and for its rewards (one per process, table size and budget)."""
     store = np.zeros(2, HAND)
     store["seats"] = n
-    return store, np.zeros((52, 1), np.float64)
+    return store, np.zeros((MAX_CANDIDATES, samples), np.float64)
 
 
 def choose(
@@ -368,10 +368,8 @@ def choose(
     candidates: int, depth: int, confidence: float, params: np.ndarray,
 ) -> int:  # fmt: skip
     """Return a seat's move by `decide`, from its `PlayerView` and its memory of the public events."""
-    store, rewards = _room(view.n_players)
+    store, rewards = _room(view.n_players, samples)
     rules = _settings(view.rules)
-    if rewards.shape[1] < samples:
-        rewards = np.zeros((52, samples), np.float64)
     policies = np.full(view.n_players, SHREWD, np.int64)
     return int(
         decide(
