@@ -107,10 +107,12 @@ def bench_compiled(*, games: int = 1000, repeats: int = 5) -> dict[str, Any]:
         kernels = compiled.load()
     except RuntimeError as error:
         return {"compiled_unavailable": str(error)}
+    from rummysim.compiled.layout import POLICIES
+
     figures: dict[str, Any] = {"compiled_load_seconds": time.perf_counter() - clock}
     rules = Rules()
     bots: dict[str, dict[str, float]] = {}
-    for name in ("greedy", *(t for t in compiled.TWINS if t != "greedy")):
+    for name in ("greedy", *(t for t in POLICIES if t != "greedy")):  # expert's searches: --bots
         lineup = [name, name]
 
         def run(lineup: list[str] = lineup) -> int:

@@ -10,7 +10,8 @@ engine cannot load here, ``auto`` plays on the reference engine and says so once
 
 A searching bot (montecarlo) plays on the reference engine, but judges its moves with
 compiled playouts wherever the compiled kernels load (`playouts_of`), again with the
-same results. `expert` plays on the reference engine too, and its search is always
+same results. `expert` plays on either engine (the compiled one by default, the reference
+one beside montecarlo and plug-ins), with the same rows, and its search is always
 compiled: the run compiles it once, before play, only when a condition seats it
 (`prepare_searches`); where it cannot load, the run stops before any game with why.
 """

@@ -163,7 +163,7 @@ def test_validate_says_which_engine_plays_each_condition_and_why_not_compiled(ru
     assert result.exit_code == 0, result.output
     assert [line.split(", engine: ")[1] for line in result.output.splitlines()[1:]] == [
         "compiled",
-        "python (montecarlo has no compiled twin (those are uniform, greedy, rummy_hunter, cautious)), "
+        "python (montecarlo has no compiled twin (those are uniform, greedy, rummy_hunter, cautious, expert)), "
         "playouts: compiled",
         "python (engine: python)",
     ]
@@ -299,5 +299,5 @@ def test_validate_refuses_an_engine_that_cannot_play_in_one_line(runner, tmp_pat
     assert result.exit_code == 1
     assert result.output == (
         f"Error: {path}: engine (condition default): compiled cannot play it: montecarlo has no compiled twin "
-        "(those are uniform, greedy, rummy_hunter, cautious); use engine: auto or python\n"
+        "(those are uniform, greedy, rummy_hunter, cautious, expert); use engine: auto or python\n"
     )

@@ -217,7 +217,7 @@ def test_the_manifest_says_montecarlo_judged_with_compiled_playouts_and_python_o
     fast = run_experiment(experiment, out=tmp_path / "fast", n_jobs=1)
     assert fast.manifest["engines"]["mc"] == {
         "engine": "python", "why": "montecarlo(candidates=3, playout_hope=True, samples=4) has no compiled twin "
-        "(those are uniform, greedy, rummy_hunter, cautious)", "playouts": "compiled",
+        "(those are uniform, greedy, rummy_hunter, cautious, expert)", "playouts": "compiled",
     }  # fmt: skip
     assert "playouts" not in fast.manifest["engines"]["greedy"]
     monkeypatch.setenv(compiled.SWITCH, "0")

@@ -71,11 +71,15 @@ def test_expert_refuses_parameters_out_of_range_naming_them(bad):
 
 @pytest.mark.parametrize("n_players", [2, 4, 6])
 def test_R1_2_a_determinized_deal_holds_every_card_once_and_all_the_seat_knows(search, n_players):
-    store = np.zeros(2, search.HAND)
+    from rummysim.compiled.columns import tables_of
+    from rummysim.compiled.expert import determinized
+    from rummysim.compiled.state import HAND
+
+    store = np.zeros(2, HAND)
     for view, seen, taken in spied_views(n_players, seed=n_players)[::5]:
         record = search.view_record(view, seen=seen, taken=taken)
         for key in (7, 8):
-            search.determinized(search.tables_of(view.rules), record, view.seat, np.uint64(key), store)
+            determinized(tables_of(view.rules), record, view.seat, np.uint64(key), store)
             dealt = store[0]
             holdings = [int(h) for h in dealt["holdings"][:n_players]]
             stock = [int(c) for c in dealt["stock"][: view.stock_size]]
@@ -156,7 +160,7 @@ def test_expert_plays_the_same_game_from_the_same_seed_and_another_from_another(
 
 def test_a_decision_is_a_pure_function_of_the_view_and_its_key(search):
     views = spied_views(2, seed=3)
-    params = np.tile(np.array([6, 3, 12, 0, 4], np.float64), (2, 1))
+    params = {**strategy_params(Expert), "samples": 8, "candidates": 6, "depth": 30, "confidence": 0.0}
 
     def moves(view, seen, taken):
         kind = DISCARD if view.drawn is not None else DRAW
@@ -168,10 +172,6 @@ def test_a_decision_is_a_pure_function_of_the_view_and_its_key(search):
                 seen=seen,
                 taken=taken,
                 melded_before=False,
-                samples=8,
-                candidates=6,
-                depth=30,
-                confidence=0.0,
                 params=params,
             )
             for key in range(10)

@@ -39,14 +39,14 @@ from rummysim.compiled import prebuild
 from rummysim.compiled.layout import POLICIES
 from rummysim.strategies import expert, rollout
 
-TWINS = POLICIES
-"""The built-in bots the compiled engine plays (`rummysim.compiled.layout.POLICIES`)."""
+TWINS = (*POLICIES, "expert")
+"""The built-in bots the compiled engine plays (`rummysim.compiled.layout.POLICIES`, and expert's search)."""
 SWITCH = "RUMMYSIM_COMPILED"
 """Environment variable: ``0`` switches the compiled engine off."""
 
 KERNELS = {"engine": "game.play_games-*.nbi", "playouts": "playouts.judge-*.nbi", "expert": "expert.decide-*.nbi"}
 """Each kernel's entry function in the cache: numba writes its index there once it has compiled (``cache=True``)."""
-GUESS = {"engine": 35.0, "playouts": 15.0, "expert": 30.0}
+GUESS = {"engine": 35.0, "playouts": 15.0, "expert": 45.0}
 """Seconds a first compile is said to take where none was timed yet (31 to 43 s for the engine on 2 cores)."""
 TIMINGS = "compile-seconds.json"
 """Beside the caches: how long each kernel's last first compile took on this machine."""
@@ -189,7 +189,7 @@ _expert: ModuleType | None = None
 
 
 def expert_search() -> ModuleType:
-    """Return expert's compiled search (`rummysim.compiled.expert`), compiling it on first use.
+    """Return expert's compiled search (`rummysim.compiled.expert_calls`), compiling it on first use.
 
     Registered with `rummysim.strategies.expert`: only a run that seats an expert compiles it.
     Raise `RuntimeError` saying why where it cannot load.
@@ -201,11 +201,11 @@ def expert_search() -> ModuleType:
         load()
         try:
             with _compiling("expert", "expert's search"):
-                module = importlib.import_module("rummysim.compiled.expert")
-                module.warm_up()
+                _expert = importlib.import_module("rummysim.compiled.expert_calls")
+                _expert.warm_up()  # it seats an expert: its bot asks for this module, now set
         except Exception as error:  # the search itself does not compile here
+            _expert = None
             raise RuntimeError(f"its search cannot load here ({type(error).__name__}: {error})") from error
-        _expert = module
     return _expert
 
 

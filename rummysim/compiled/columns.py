@@ -18,10 +18,21 @@ from numba import njit
 
 from rummysim.cards import CODES
 from rummysim.compiled.bits import popcount
+from rummysim.compiled.expert import MAX_CANDIDATES, WORK
 from rummysim.compiled.game import play_games
-from rummysim.compiled.layout import GAME_COLUMNS, HAND_COLUMNS, PARAMS, POLICIES, UNIFORM, WENT_OUT_BY, settings_array
+from rummysim.compiled.layout import (
+    EXPERT,
+    GAME_COLUMNS,
+    HAND_COLUMNS,
+    POLICIES,
+    SAMPLES,
+    UNIFORM,
+    WENT_OUT_BY,
+    params_row,
+    settings_array,
+)
 from rummysim.compiled.lookups import lookups_of
-from rummysim.compiled.state import new_hand
+from rummysim.compiled.state import HAND, new_hand
 from rummysim.results import SCHEMAS
 from rummysim.rules import Ace, Rules
 from rummysim.seeding import game_hands_keys, game_keys, strategy_rng, stream_key
@@ -40,23 +51,37 @@ def lineup_arrays(players: Sequence[Spec]) -> tuple[np.ndarray, np.ndarray]:
     codes, params = [], []
     for spec in players:
         bot = make_strategy(spec, rng=np.random.default_rng(0))
-        codes.append(POLICIES.index(bot.name))
-        made = {**dict.fromkeys(PARAMS, 0.0), **bot.params}
-        params.append([float(made[p]) for p in PARAMS])
+        codes.append(EXPERT if bot.name == "expert" else POLICIES.index(bot.name))
+        params.append(params_row(bot.params))
     return np.array(codes, np.int64), np.array(params, np.float64)
 
 
 def stream_keys(players: Sequence[Spec], codes: np.ndarray, *, seed: int, start: int, stop: int) -> np.ndarray:
-    """Return each game's and seat's `Stream` key, drawn from the seat's bot generator (uniform seats only)."""
+    """Return each game's and seat's `Stream` key, from the seat's bot generator (uniform's and expert's seats only)."""
     n = len(players)
     keys = np.zeros((max(stop - start, 0), n), np.uint64)
-    if not (codes == UNIFORM).any():
+    drawing = (codes == UNIFORM) | (codes == EXPERT)
+    if not drawing.any():
         return keys
     for game in range(start, stop):
         for seat in range(n):
-            if codes[(seat + game) % n] == UNIFORM:
+            if drawing[(seat + game) % n]:
                 keys[game - start, seat] = stream_key(strategy_rng(seed, game, seat))
     return keys
+
+
+def search_room(n: int, codes: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Return the room of the lineup's experts' searches (three hands, the rewards, the work), or None if none searches.
+
+    With None, `play_games` compiles without the search (`rummysim.compiled.expert`), so a run
+    that seats no expert never compiles it.
+    """
+    if not (codes == EXPERT).any():
+        return None
+    room = np.zeros(3, HAND)
+    room["seats"] = n
+    samples = int(params[codes == EXPERT, SAMPLES].max())
+    return room, np.zeros((MAX_CANDIDATES, samples), np.float64), np.zeros(1, WORK)
 
 
 _CODE_BYTES = np.frombuffer("".join(CODES).encode(), np.uint8)
@@ -118,6 +143,7 @@ def play_chunk_tables(
     `rummysim.variance_factors`); by default each game plays its own.
     """
     codes, params = lineup_arrays(players)
+    search = search_room(rules.n_players, codes, params)
     keys = stream_keys(players, codes, seed=seed, start=start, stop=stop)
     hands_keys, dealer_keys = game_hands_keys(seed, start, stop), game_keys(seed, start, stop)
     if deals is not None:
@@ -135,6 +161,7 @@ def play_chunk_tables(
         keys,
         audit,
         new_hand(rules.n_players),
+        search,
     )
     labels = [strategy_label(p) for p in players]
     return to_tables(condition, labels, hands, games), hands.shape[0] // rules.n_players

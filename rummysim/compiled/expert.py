@@ -21,40 +21,39 @@ and the key.
 
 from __future__ import annotations
 
-import functools
+from typing import Protocol
 
 import numpy as np
 from numba import njit
 
 from rummysim.compiled.arrange import Lookups, deadwood_cards
 from rummysim.compiled.bits import derive, kernel, lowest, popcount, shuffle
-from rummysim.compiled.columns import tables_of
-from rummysim.compiled.game import (
-    BLOCKED,
-    STALLED,
-    _score_hand,
-    _turn,
-    discarded_step,
-    drawn_step,
-    played_step,
-    policy_discard,
-    policy_plays,
-)
 from rummysim.compiled.layout import (
+    ALARM,
+    BLIND,
+    CANDIDATES,
+    CAUTION,
+    CONFIDENCE,
+    DANGER,
+    DEPTH,
+    HOPE,
     OUT_BY_BLOCK,
+    PARAMS,
+    PATIENCE,
+    RUMMY_MULTIPLIER,
+    SAMPLES,
     SHREWD,
     STALL_AFTER_TURNS,
+    STOCK_OUT,
     TAKE_DISCARD,
-    settings_array,
+    THEIR_PATIENCE,
 )
 from rummysim.compiled.policies import greedy_discard, greedy_draw, keep_score, plan_plays, unseen
 from rummysim.compiled.state import (
     DRAWN,
-    HAND,
+    MAX_SEATS,
     MELDS,
     PILE,
-    REBUILDS,
-    SEEN,
     STOCK,
     TAKEN,
     TURN,
@@ -63,14 +62,41 @@ from rummysim.compiled.state import (
     pile_mask,
     table_fits,
 )
-from rummysim.dealing import deal
-from rummysim.moves import LayOff, Meld, Play
-from rummysim.rules import Rules
-from rummysim.strategies.base import PlayerView
+from rummysim.compiled.turn import (
+    BLOCKED,
+    STALLED,
+    discarded_step,
+    drawn_step,
+    played_step,
+    policy_discard,
+    policy_plays,
+    policy_turn,
+    score_hand,
+)
+from rummysim.core import blocked
 from rummysim.strategies.expert import DISCARD, DRAW, PLAY
 
 FULL_DECK = (1 << 52) - 1
 MAX_CANDIDATES = 16
+WORK = np.dtype(
+    [
+        ("params", np.float64, (MAX_SEATS, len(PARAMS))),
+        ("policies", np.int64, (MAX_SEATS,)),
+        ("options", np.int64, (52,)),
+        ("scores", np.float64, (52,)),
+    ],
+    align=True,
+)
+"""The record a search works in: the playouts' policies and parameters, the candidates and their scores."""
+
+
+class Work(Protocol):
+    """A `WORK` record as the kernels see it."""
+
+    params: np.ndarray
+    policies: np.ndarray
+    options: np.ndarray
+    scores: np.ndarray
 
 
 @kernel()
@@ -127,7 +153,7 @@ def determinize(tb: Lookups, v: Hand, seat: int, w: Hand, key: np.uint64) -> Non
 @kernel()
 def _reward(tb: Lookups, rules: np.ndarray, w: Hand, me: int, winner: int, how: int, rummy: bool) -> float:
     """My reward when the hand ends: the points I win, or less the points another seat wins (R8, R12.3)."""
-    winner, gained = _score_hand(tb, rules, w, winner, how, rummy)
+    winner, gained = score_hand(tb, rules, w, winner, how, rummy)
     if winner < 0:
         return 0.0
     return float(gained if winner == me else -gained)
@@ -154,12 +180,12 @@ def _play_on(
     tb: Lookups, rules: np.ndarray, w: Hand, seat: int, me: int, policies: np.ndarray, params: np.ndarray,
     depth: int, key: np.uint64,
 ) -> float:  # fmt: skip
-    """Play the hand on from `seat`'s turn with each seat's policy (the engine's `_turn`); return my reward."""
+    """Play the hand on from `seat`'s turn with each seat's policy (the engine's `policy_turn`); return my reward."""
     for _ in range(depth):
         if w.counts[TURN] >= rules[STALL_AFTER_TURNS]:
             return 0.0
         melded_before = w.has_melded[seat] == 1
-        out = _turn(tb, rules, w, seat, policies[seat], params[seat], key)
+        out = policy_turn(tb, rules, w, seat, policies[seat], params[seat], key)
         if out == STALLED:
             return 0.0
         if out == BLOCKED:
@@ -302,26 +328,40 @@ def _better(rewards: np.ndarray, n_options: int, n_samples: int, confidence: flo
     return best
 
 
-@njit(cache=True)
-def decide(
-    tables: np.ndarray, rules: np.ndarray, view: np.ndarray, me: int, kind: int, melded_before: bool,
-    key: np.uint64, samples: int, candidates: int, depth: int, confidence: float, policies: np.ndarray,
-    params: np.ndarray, store: np.ndarray, rewards: np.ndarray,
-) -> int:  # fmt: skip
-    """Return seat `me`'s move: for the draw 1 to take the discard and 0 the stock, for the melds the plan
-    (0 the default's, 1 the other), for the discard the card.
+@kernel()
+def playout_params(rules: np.ndarray, me: int, n: int, own: np.ndarray, rows: np.ndarray) -> None:
+    """Write into `rows` each seat's policy parameters in `me`'s playouts, from its own (`PARAMS`) row `own`.
 
-    `view` is the seat's view (a one-record `HAND` array, `view_record`); `melded_before` whether
-    it had melded before this turn (going rummy, R8.3). `policies` and `params` give each
-    seat's policy in the playouts (`me` plays `SHREWD`). `store` is room for two hands;
-    `rewards` (at least ``MAX_CANDIDATES`` x `samples`) receives each candidate's reward per deal.
+    Its own are its default's; every other seat is modelled as hiding its melds for
+    ``their_patience`` turns, with cautious' discards at their defaults (12, 0, 4). Hiding
+    pays only with the going-rummy bonus (R8.3), so without it nobody hides.
     """
-    tb, v, base, w = tables[0], view[0], store[0], store[1]
-    options = np.empty(52, np.int64)
-    scores = np.empty(52)
-    n_options = _options(tb, rules, v, kind, me, params, options, scores, min(candidates, MAX_CANDIDATES))
+    bonus = rules[RUMMY_MULTIPLIER] > 1
+    for s in range(n):
+        rows[s, :] = 0.0
+        rows[s, PATIENCE] = own[THEIR_PATIENCE] if bonus else 0.0
+        rows[s, DANGER], rows[s, CAUTION], rows[s, BLIND], rows[s, HOPE] = own[ALARM], 12.0, 0.0, 4.0
+    rows[me, PATIENCE] = own[PATIENCE] if bonus else 0.0
+    rows[me, CAUTION], rows[me, BLIND], rows[me, HOPE] = own[CAUTION], own[BLIND], own[HOPE]
+
+
+@kernel()
+def search(
+    tb: Lookups, rules: np.ndarray, v: Hand, me: int, kind: int, melded_before: bool, key: np.uint64,
+    own: np.ndarray, room: np.ndarray, rewards: np.ndarray, work: Work,
+) -> int:  # fmt: skip
+    """Return seat `me`'s move from its view `v` (see `decide`); `room` holds two hands to work in."""
+    for i in range(v.counts[MELDS]):  # what may be laid off on each meld, as the engine keeps it
+        v.fits[i] = lay_off_fits(tb, v.table[i])
+    n = v.seats
+    params, policies, options, scores = work.params[:n], work.policies[:n], work.options, work.scores
+    playout_params(rules, me, n, own, params)
+    policies[:] = SHREWD
+    samples, depth, confidence = int(own[SAMPLES]), int(own[DEPTH]), own[CONFIDENCE]
+    n_options = _options(tb, rules, v, kind, me, params, options, scores, min(int(own[CANDIDATES]), MAX_CANDIDATES))
     if n_options == 1:
         return options[0]
+    base, w = room[0], room[1]
     for s in range(samples):
         sample_key = derive(key, s)
         determinize(tb, v, me, base, sample_key)
@@ -332,6 +372,90 @@ def decide(
     return options[_better(rewards, n_options, samples, confidence)]
 
 
+@kernel()
+def planned(tb: Lookups, rules: np.ndarray, v: Hand, me: int, option: int, own: np.ndarray, work: Work) -> int:
+    """Write plan `option` (0 the default's, 1 the other) of `me`'s melds into ``v.plays``; return how many."""
+    for i in range(v.counts[MELDS]):
+        v.fits[i] = lay_off_fits(tb, v.table[i])
+    params = work.params[: v.seats]
+    playout_params(rules, me, v.seats, own, params)
+    if option == 0:
+        return policy_plays(tb, rules, v, me, SHREWD, params[me])
+    return _alternative_plays(tb, rules, v, me, params)
+
+
+@kernel()
+def view_of(h: Hand, seat: int, v: Hand) -> None:
+    """Copy into `v` what `seat` may see of hand `h`: its holding and the public state (`expert_calls.view_record`).
+
+    Another seat's holding is left empty but for the cards it took from the discard pile
+    and still holds (``known``); the stock's cards are left as they are and never read.
+    """
+    _copy(h, v)
+    for s in range(h.seats):
+        if s != seat:
+            v.holdings[s] = 0
+
+
+@kernel()
+def _asks(
+    tb: Lookups, rules: np.ndarray, h: Hand, seat: int, kind: int, melded_before: bool, own: np.ndarray,
+    room: np.ndarray, rewards: np.ndarray, work: Work,
+) -> int:  # fmt: skip
+    """One decision of the expert in `seat`, from its view of `h`; decision d searches with ``derive(key, d)``."""
+    view_of(h, seat, room[2])
+    key = derive(h.keys[seat], h.draws[seat])
+    h.draws[seat] += 1
+    return search(tb, rules, room[2], seat, kind, melded_before, key, own, room, rewards, work)
+
+
+@kernel()
+def expert_turn(
+    tb: Lookups, rules: np.ndarray, h: Hand, seat: int, own: np.ndarray, key: np.uint64, room: np.ndarray,
+    rewards: np.ndarray, work: Work,
+) -> int:  # fmt: skip
+    """Play one turn of the expert in `seat` (R4), as `Expert` plays it on the reference engine.
+
+    Return what `policy_turn` returns. ``h.keys[seat]`` is its stream's key and ``h.draws[seat]``
+    counts its decisions this game; `room` holds three hands (two to search in, one for its
+    view) and `rewards` the candidates' rewards.
+    """
+    if blocked(h.counts[STOCK], rules[STOCK_OUT] == 1):  # R12.3, at the start of every turn
+        return BLOCKED
+    melded_before = h.has_melded[seat] == 1
+    h.counts[DRAWN] = h.counts[TAKEN] = -1
+    takes = h.counts[PILE] > 0 and _asks(tb, rules, h, seat, DRAW, melded_before, own, room, rewards, work) == 1
+    if drawn_step(rules, h, seat, takes, key) < 0:
+        return STALLED
+    option = _asks(tb, rules, h, seat, PLAY, melded_before, own, room, rewards, work)
+    v = room[2]
+    view_of(h, seat, v)
+    n = planned(tb, rules, v, seat, option, own, work)
+    for i in range(n):
+        h.plays[i, 0], h.plays[i, 1], h.plays[i, 2] = v.plays[i, 0], v.plays[i, 1], v.plays[i, 2]
+    out = played_step(tb, rules, h, seat, n)
+    if out:
+        return out
+    return discarded_step(h, seat, _asks(tb, rules, h, seat, DISCARD, melded_before, own, room, rewards, work))
+
+
+@njit(cache=True)
+def decide(
+    tables: np.ndarray, rules: np.ndarray, view: np.ndarray, me: int, kind: int, melded_before: bool,
+    key: np.uint64, own: np.ndarray, room: np.ndarray, rewards: np.ndarray, work: np.ndarray,
+) -> int:  # fmt: skip
+    """Return seat `me`'s move: for the draw 1 to take the discard and 0 the stock, for the melds the plan
+    (0 the default's, 1 the other), for the discard the card.
+
+    `view` is the seat's view (a one-record `HAND` array, `expert_calls.view_record`);
+    `melded_before` whether it had melded before this turn (going rummy, R8.3); `own` its
+    parameters (a `PARAMS` row: its budget, its default's, how it models the others,
+    `playout_params`). `room` is room for two hands; `rewards` (at least ``MAX_CANDIDATES`` x
+    ``samples``) receives each candidate's reward per deal; `work` is a one-record `WORK` array.
+    """
+    return search(tables[0], rules, view[0], me, kind, melded_before, key, own, room, rewards, work[0])
+
+
 @njit(cache=True)
 def determinized(tables: np.ndarray, view: np.ndarray, me: int, key: np.uint64, store: np.ndarray) -> None:
     """Deal a seat's unseen cards into ``store[0]`` as its search does (`determinize`), from its view alone."""
@@ -339,91 +463,8 @@ def determinized(tables: np.ndarray, view: np.ndarray, me: int, key: np.uint64, 
 
 
 @njit(cache=True)
-def plays_of(tables: np.ndarray, rules: np.ndarray, view: np.ndarray, me: int, option: int, params: np.ndarray) -> int:
+def plays_of(
+    tables: np.ndarray, rules: np.ndarray, view: np.ndarray, me: int, option: int, own: np.ndarray, work: np.ndarray
+) -> int:
     """Write plan `option` (0 the default's, 1 the other, `decide`) into ``view[0].plays``; return how many plays."""
-    tb, v = tables[0], view[0]
-    for i in range(v.counts[MELDS]):
-        v.fits[i] = lay_off_fits(tb, v.table[i])
-    if option == 0:
-        return policy_plays(tb, rules, v, me, SHREWD, params[me])
-    return _alternative_plays(tb, rules, v, me, params)
-
-
-@functools.cache
-def _settings(rules: Rules) -> np.ndarray:
-    """The rules as the kernels read them (`settings_array`), made once per rules."""
-    return settings_array(rules)
-
-
-@functools.cache
-def _room(n: int, samples: int) -> tuple[np.ndarray, np.ndarray]:
-    """Room for the two hands a search works in, and for its rewards (one per process, table size and budget)."""
-    store = np.zeros(2, HAND)
-    store["seats"] = n
-    return store, np.zeros((MAX_CANDIDATES, samples), np.float64)
-
-
-def choose(
-    view: PlayerView, kind: int, *, key: int, seen: int, taken: list[int], melded_before: bool, samples: int,
-    candidates: int, depth: int, confidence: float, params: np.ndarray,
-) -> int:  # fmt: skip
-    """Return a seat's move by `decide`, from its `PlayerView` and its memory of the public events."""
-    store, rewards = _room(view.n_players, samples)
-    rules = _settings(view.rules)
-    policies = np.full(view.n_players, SHREWD, np.int64)
-    return int(
-        decide(
-            tables_of(view.rules), rules, view_record(view, seen=seen, taken=taken), view.seat,
-            kind, melded_before, np.uint64(key), samples, candidates, depth, confidence, policies, params,
-            store, rewards,
-        )
-    )  # fmt: skip
-
-
-def plan(view: PlayerView, option: int, *, seen: int, taken: list[int], params: np.ndarray) -> list[Play]:
-    """Return plan `option` of a seat's melds and lay-offs (`plays_of`) as moves the engine checks."""
-    record = view_record(view, seen=seen, taken=taken)
-    count = plays_of(tables_of(view.rules), _settings(view.rules), record, view.seat, option, params)
-    return [Meld(c) if kind == 0 else LayOff(c, meld) for kind, c, meld in record[0]["plays"][:count].tolist()]
-
-
-def warm_up() -> None:
-    """Compile (or load from the cache) the search, with one decision of a dealt hand."""
-    rules = Rules()
-    dealt = deal(rules, dealer=0, key=1)
-    view = PlayerView(
-        seat=1, n_players=2, dealer=0, rules=rules, hand=0, turn=0, holding=dealt.holdings[1], drawn=None,
-        taken=None, table=(), discard_pile=tuple(dealt.discard_pile), stock_size=len(dealt.stock),
-        holding_sizes=(10, 10), has_melded=(False, False), scores=(0, 0), n_rebuilds=0, history=(),
-    )  # fmt: skip
-    params = np.tile(np.array([6, 3, 12, 0, 4], np.float64), (2, 1))
-    for kind in (DRAW, DISCARD):
-        choose(view, kind, key=1, seen=0, taken=[], melded_before=False, samples=2, candidates=2, depth=4,
-               confidence=2.0, params=params)  # fmt: skip
-    plan(view, 0, seen=0, taken=[], params=params)
-
-
-def view_record(view: PlayerView, *, seen: int, taken: list[int]) -> np.ndarray:
-    """Return a seat's view as `decide` reads it: a one-record `HAND` holding only what the seat may see.
-
-    `seen` is the public cards gone (the discards, melds and lay-offs of the hand) and `taken`
-    each seat's cards taken from the discard pile and not played, both from the public events
-    (`rummysim.strategies.cautious.Cautious`).
-    """
-    record = np.zeros(1, HAND)
-    v = record[0]
-    n = view.n_players
-    v["seats"] = n
-    v["holdings"][view.seat] = view.holding
-    v["sizes"][:n] = view.holding_sizes
-    v["has_melded"][:n] = view.has_melded
-    for seat, cards in enumerate(taken[:n]):
-        v["known"][seat] = cards & ~view.holding if seat != view.seat else cards & view.holding
-    v["pile"][: len(view.discard_pile)] = view.discard_pile
-    v["table"][: len(view.table)] = view.table_masks
-    counts = v["counts"]
-    counts[PILE], counts[STOCK], counts[MELDS] = len(view.discard_pile), view.stock_size, len(view.table)
-    counts[TURN], counts[REBUILDS], counts[SEEN] = view.turn, view.n_rebuilds, seen
-    counts[DRAWN] = -1 if view.drawn is None else view.drawn
-    counts[TAKEN] = -1 if view.taken is None else view.taken
-    return record
+    return planned(tables[0], rules, view[0], me, option, own, work[0])

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from rummysim.core import UNSET
@@ -100,6 +102,20 @@ UNIFORM, GREEDY, RUMMY_HUNTER, CAUTIOUS = range(len(POLICIES))
 SHREWD = len(POLICIES)
 """Not a bot of its own: the searching bots' default (and their playouts' policy), rummy_hunter's
 melds (they hide while the going-rummy bonus pays, R8.3) with cautious' discards."""
-PARAMS = ("patience", "danger", "caution", "blind", "hope")
-"""A compiled seat's parameters, in order: ``patience, danger`` (rummy_hunter), ``caution, blind, hope`` (cautious)."""
-PATIENCE, DANGER, CAUTION, BLIND, HOPE = range(len(PARAMS))
+EXPERT = SHREWD + 1
+"""expert's code: its seat searches (`rummysim.compiled.expert.expert_turn`); it compiles only
+when a lineup seats it."""
+PARAMS = (
+    *("patience", "danger", "caution", "blind", "hope"),
+    *("samples", "candidates", "depth", "confidence", "alarm", "their_patience"),
+)
+"""A compiled seat's parameters, in order: ``patience, danger`` (rummy_hunter), ``caution, blind, hope``
+(cautious), then expert's own (`rummysim.strategies.expert.Expert`). A bot leaves the others 0."""
+PATIENCE, DANGER, CAUTION, BLIND, HOPE, SAMPLES, CANDIDATES, DEPTH, CONFIDENCE, ALARM, THEIR_PATIENCE = range(
+    len(PARAMS)
+)
+
+
+def params_row(params: Mapping[str, float]) -> np.ndarray:
+    """Return a bot's parameters (its ``params``) as a compiled seat reads them: a `PARAMS` row, 0 where absent."""
+    return np.array([float(params.get(name, 0.0)) for name in PARAMS], np.float64)

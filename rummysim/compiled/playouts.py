@@ -19,7 +19,6 @@ from numba import njit
 from rummysim.compiled.arrange import Lookups, points
 from rummysim.compiled.bits import kernel, popcount
 from rummysim.compiled.columns import tables_of
-from rummysim.compiled.game import draw_card
 from rummysim.compiled.layout import RUMMY_MULTIPLIER, STOCK_OUT, settings_array
 from rummysim.compiled.policies import greedy_discard, greedy_draw, hopeful_discard, plan_plays
 from rummysim.compiled.state import (
@@ -34,6 +33,7 @@ from rummysim.compiled.state import (
     new_hand,
     pile_mask,
 )
+from rummysim.compiled.turn import draw_card
 from rummysim.core import block_points, block_winner, blocked, out_points
 from rummysim.dealing import deal
 from rummysim.rules import Rules

@@ -29,7 +29,7 @@ HELPER = ("greedy_draw", "hunter_plays", "cautious_discard")
 """Kernels the second process compiles (with what they call): greedy's draw and plans, cautious' discard."""
 OWN = (
     "greedy_discard", "uniform_draw", "uniform_plays", "_check_plays", "rebuild_stock", "_deal",
-    "check_cards", "_score_hand", "_grow", "_hand_rows", "_game_rows",
+    "check_cards", "score_hand", "_grow", "_hand_rows", "_game_rows",
 )  # fmt: skip
 """Kernels this process compiles meanwhile, before the turn and the loops that call them all."""
 SWITCH = "RUMMYSIM_PREBUILD"
@@ -63,7 +63,7 @@ def signatures() -> dict[str, tuple[Any, ...]]:
         "rebuild_stock": (settings, h, u64),
         "_deal": (settings, h, i64, u64),
         "check_cards": (h,),
-        "_score_hand": (tb, settings, h, i64, i64, flag),
+        "score_hand": (tb, settings, h, i64, i64, flag),
         "_grow": (rows, i64),
         "_hand_rows": (rows, i64, h, i64, i64, i64, column, column, i64, i64, i64, flag, i64),
         "_game_rows": (rows, i64, i64, column, column, column, i64, i64, i64, flag),
@@ -72,9 +72,10 @@ def signatures() -> dict[str, tuple[Any, ...]]:
 
 def kernels() -> dict[str, Any]:
     """Return the dispatchers of `HELPER` and `OWN`, by name."""
-    from rummysim.compiled import game, policies
+    from rummysim.compiled import game, policies, turn
 
-    return {name: getattr(game, name, None) or getattr(policies, name) for name in (*HELPER, *OWN)}
+    modules = (game, turn, policies)
+    return {name: next(getattr(m, name) for m in modules if hasattr(m, name)) for name in (*HELPER, *OWN)}
 
 
 def compile_kernels(names: tuple[str, ...]) -> None:

@@ -14,11 +14,12 @@ another candidate's mean reward (the points it would win, less the points anothe
 would win) over the same deals is better by more than `confidence` standard errors.
 
 The search is compiled (`rummysim.compiled.expert`): it plays its deals with the very
-turn the compiled engine plays (`rummysim.compiled.game`), so every rule and house rule
-holds in its playouts too. It compiles the first time a run seats an expert (some 30 s,
-announced), never otherwise. All randomness comes from the stream the engine gives it:
-decision d searches with the key ``derive(key, d)``, so its moves are the same in any
-process and either engine.
+turn the compiled engine plays (`rummysim.compiled.turn`), so every rule and house rule
+holds in its playouts too. It compiles the first time a run seats an expert (about a minute,
+announced), never otherwise. This class plays it on the reference engine, beside any bot;
+the compiled engine seats it too (`rummysim.compiled.expert.expert_turn`), with the same
+rows. All randomness comes from the stream the engine gives it: decision d searches with
+the key ``derive(key, d)``, so its moves are the same in any process and either engine.
 """
 
 from __future__ import annotations
@@ -112,25 +113,13 @@ class Expert(Cautious):
             **super().params,
         }  # fmt: skip
 
-    def _params(self, view: PlayerView) -> np.ndarray:
-        """Return each seat's policy parameters in the playouts (`rummysim.compiled.layout.PARAMS`).
-
-        Its own are its default's; every other seat is modelled as hiding its melds for
-        `their_patience` turns, with cautious' discards at their defaults.
-        """
-        bonus = view.rules.rummy_multiplier > 1  # hiding pays only with the bonus (R8.3)
-        rows = np.tile(np.array([self.their_patience if bonus else 0, self.alarm, 12.0, 0.0, 4.0]), (view.n_players, 1))
-        rows[view.seat] = [self.patience if bonus else 0, self.alarm, self.caution, self.blind, self.hope]
-        return rows
-
     def _decide(self, view: PlayerView, kind: int) -> int:
         key = derive(self.key, self.decisions)
         self.decisions += 1
         return int(
             self._module.choose(
                 view, kind, key=key, seen=self.seen, taken=self.taken, melded_before=melded_before(view),
-                samples=self.samples, candidates=self.candidates, depth=self.depth, confidence=self.confidence,
-                params=self._params(view),
+                params=self.params,
             )
         )  # fmt: skip
 
@@ -141,7 +130,7 @@ class Expert(Cautious):
 
     def play(self, view: PlayerView) -> list[Play]:
         option = self._decide(view, PLAY)
-        return list(self._module.plan(view, option, seen=self.seen, taken=self.taken, params=self._params(view)))
+        return list(self._module.plan(view, option, seen=self.seen, taken=self.taken, params=self.params))
 
     def discard(self, view: PlayerView) -> int:
         return self._decide(view, DISCARD)
