@@ -93,6 +93,10 @@ def main() -> None:
     "the network and the files of this user.",
 )  # fmt: skip
 @click.option("--no-report", is_flag=True, help="Write the tables only; make the report later with `rummysim report`.")
+@click.option(
+    "--no-strong", is_flag=True,
+    help="Leave out the checks with strong players (strong: true conditions): a quick look at the question alone.",
+)  # fmt: skip
 @click.option("--debug", is_flag=True, help=DEBUG)
 @_one_line_errors
 def run(
@@ -113,6 +117,7 @@ def run(
     engine: str | None,
     no_sandbox: bool,
     no_report: bool,
+    no_strong: bool,
     debug: bool,
 ) -> None:
     """Play the experiment in FILE and write its tables and report to OUT/<name>/.
@@ -137,7 +142,7 @@ def run(
             experiment, out=out, n_jobs=jobs, games=games, seed="secret" if secret_seed else seed, backend=backend,
             scheduler=scheduler,
             chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate, engine=engine,
-            sandbox=not no_sandbox,
+            sandbox=not no_sandbox, strong=not no_strong,
         )  # fmt: skip
         click.echo(str(results.folder))
         if not no_report:

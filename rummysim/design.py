@@ -248,12 +248,13 @@ class Experiment:
 
     def with_overrides(
         self, *, games: int | None = None, seed: int | str | None = None, isolate: bool = False,
-        engine: str | None = None, sandbox: bool = True,
+        engine: str | None = None, sandbox: bool = True, strong: bool = True,
     ) -> Experiment:  # fmt: skip
         """Return the experiment with its games, seed or engine replaced, or isolated (from the command line).
 
         `games` plays exactly that many games a condition: it also sets ``precision:`` aside
-        (a quick run of a sized experiment).
+        (a quick run of a sized experiment). `strong` false leaves out the checks with strong
+        players (``strong: true``), for a quick look.
         """
         changes: dict[str, Any] = {}
         if engine is not None:
@@ -270,6 +271,12 @@ class Experiment:
             changes["precision"], changes["max_games"] = {}, None
         if seed is not None:
             changes["seed"] = check_seed(seed, name="command line: --seed")
+        if not strong:
+            conditions = changes.get("conditions", self.conditions)
+            kept = tuple(c for c in conditions if not c.strong)
+            if not kept:
+                raise ConfigError("command line: --no-strong: every condition is a check with strong players")
+            changes["conditions"] = kept
         if not sandbox:
             changes["sandbox"] = False
         return Experiment(**{**self.__dict__, **changes}) if changes else self

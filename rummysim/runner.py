@@ -84,6 +84,7 @@ def run_experiment(
     isolate: bool = False,
     engine: str | None = None,
     sandbox: bool = True,
+    strong: bool = True,
 ) -> Results:
     """Play an experiment and write its tables to ``<out>/<name>/``; return the `Results`.
 
@@ -96,11 +97,14 @@ def run_experiment(
     plug-in bot sealed in its own process, as ``isolate: true`` in the file does; `engine` overrides
     the file's ``engine:`` (`rummysim.engine_choice`). Sealed bots run in the sandbox
     (`rummysim.strategies.sandbox`); where it cannot be had the run refuses, unless `sandbox` is False
-    (or ``sandbox: false`` in the file). The tables are the same either way.
+    (or ``sandbox: false`` in the file). The tables are the same either way. `strong` false leaves
+    out the checks with strong players (``strong: true`` conditions), for a quick look.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
-    experiment = experiment.with_overrides(games=games, seed=seed, isolate=isolate, engine=engine, sandbox=sandbox)
+    experiment = experiment.with_overrides(
+        games=games, seed=seed, isolate=isolate, engine=engine, sandbox=sandbox, strong=strong
+    )
     _check_sandbox(experiment)
     if chunk_games is not None:
         whole_number(chunk_games, name="--chunk-games", low=1)

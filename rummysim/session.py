@@ -22,10 +22,13 @@ from rummysim.rules import Rules
 from rummysim.seeding import strategy_rng
 from rummysim.specs import Spec
 from rummysim.strategies import check_strategy, make_strategy, strategy_label
+from rummysim.strategies.expert import Expert
 from rummysim.terminal import EndSession, Human, Reader, Writer
 
 DEFAULT_BOT = "greedy"
 DEFAULT_ADVISER = "expert"
+MAX_THINK = 60.0
+"""The longest time budget a decision may have at the terminal (``--think``), in seconds."""
 """The bot whose moves ``hint`` tells, unless another is chosen: the strongest of the ladder."""
 
 
@@ -73,6 +76,7 @@ def play_session(
     rules: Mapping[str, Any] | None = None,
     seed: int | None = None,
     hint: Spec = DEFAULT_ADVISER,
+    think: float | None = None,
     read: Reader = input,
     write: Writer = print,
     choose_seed: Callable[[], int] = lambda: random.SystemRandom().randrange(1_000_000),
@@ -83,6 +87,9 @@ def play_session(
     rule settings (``{"target_score": 50}``); `seed` fixes the deals (a random one is
     chosen and printed if None). `hint` names the bot whose moves ``hint`` tells; it plays
     from the stream seat 0 would have, so following every hint plays that bot's game.
+    `think` gives each expert (the opponents and the adviser) about that many seconds a
+    decision instead of its deals (`Expert.think_for`); None keeps its deals, the same
+    moves on any machine.
     `read` and `write` are the terminal (``input`` and ``print`` by default).
     """
     bots = lineup(players=players, against=against)
@@ -92,13 +99,22 @@ def play_session(
         seed = choose_seed()
     whole_number(seed, name="--seed", low=0)
     who = ["you", *(f"seat {s} ({strategy_label(b)})" for s, b in enumerate(bots, start=1))]
-    adviser = make_strategy(hint, rng=strategy_rng(seed, 0, 0))
+    if think is not None and not (isinstance(think, (int, float)) and 0 < think <= MAX_THINK):
+        raise ConfigError(f"--think: {think!r} seconds; give more than 0 and at most {MAX_THINK}")
+    try:
+        adviser = make_strategy(hint, rng=strategy_rng(seed, 0, 0))
+    except ConfigError as error:
+        raise ConfigError(f"--hint: {error}; name another adviser, such as --hint greedy") from None
+    seated = [make_strategy(name, rng=strategy_rng(seed, 0, seat)) for seat, name in enumerate(bots, start=1)]
+    for bot in (adviser, *seated):
+        if think is not None and isinstance(bot, Expert):
+            bot.think_for(think)
     human = Human(read=read, write=write, who=who, rules=table_rules, seat=0, adviser=adviser)
     write(f"Rummy: you (seat 0) against {', '.join(who[1:])}.")
     write(f"Rules: {_rules_text(table_rules)}. Seed {seed}: play these deals again with --seed {seed}.")
     write(f"Type help at any prompt for the commands, hint for {strategy_label(hint)}'s move, quit to stop.")
     try:
-        result = play_game([human, *bots], rules=table_rules, seed=seed, game=0)
+        result = play_game([human, *seated], rules=table_rules, seed=seed, game=0)
     except StrategyError as error:  # the engine reports what any seat raises as its failure; the person's quit too
         end = error.__cause__
         if error.seat != human.seat or not isinstance(end, EndSession):

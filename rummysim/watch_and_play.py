@@ -61,8 +61,18 @@ def replay(*, results_dir: str, condition: str, game: int, hand: int, seat: int 
 @click.option("--rules", "-r", "settings", multiple=True, metavar="KEY=VALUE", help="A rule setting; repeatable.")
 @click.option("--seed", type=int, default=None, help="Fix the deals (a random seed is chosen and printed otherwise).")
 @click.option("--hint", "adviser", default="expert", show_default=True, help="The bot whose moves hint tells.")
+@click.option(
+    "--think",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="Give expert (opponents and hint) about SECONDS a decision; by default its deals, the same on any machine.",
+)
 @one_line_errors
-def play(players: int | None, against: str | None, settings: tuple[str, ...], seed: int | None, adviser: str) -> None:
+def play(
+    players: int | None, against: str | None, settings: tuple[str, ...], seed: int | None, adviser: str,
+    think: float | None,
+) -> None:  # fmt: skip
     """Play rummy in the terminal against the bots, to the game's end.
 
     You are seat 0; hands follow one another until the game ends (R11). Type moves as
@@ -75,6 +85,7 @@ def play(players: int | None, against: str | None, settings: tuple[str, ...], se
       rummysim play
       rummysim play --players 3 --against greedy,cautious --rules target_score=50 --seed 7
       rummysim play --against expert --hint cautious
+      rummysim play --against expert --think 0.5
     """
     import sys
 
@@ -89,6 +100,7 @@ def play(players: int | None, against: str | None, settings: tuple[str, ...], se
         rules=parse_settings(settings),
         seed=seed,
         hint=adviser,
+        think=think,
         read=input,
         write=click.echo,
     )

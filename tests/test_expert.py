@@ -221,3 +221,54 @@ def test_a_run_that_seats_expert_where_its_search_cannot_load_stops_before_any_g
                        r"compiled code, and the compiled engine is switched off \(RUMMYSIM_COMPILED=0\)$"):  # fmt: skip
         run_experiment(experiment, out=tmp_path / "off", n_jobs=1)
     assert not (tmp_path / "off" / "hands.parquet").exists()
+
+
+def test_a_time_budget_doubles_the_deals_while_the_next_search_fits_in_it(monkeypatch):
+    """Terminal play only (`think_for`): 2, 4, ... deals on the same key while the next search should end in time."""
+    from rummysim.strategies import expert as module
+
+    bot = Expert(rng=strategy_rng(5, 0, 0), samples=2, depth=8)
+    asked: list[int] = []
+    clock = [0.0]
+    search = bot._module
+
+    class Timed:
+        def choose(self, view, kind, *, params, **kwargs):
+            asked.append(int(params["samples"]))
+            clock[0] += 0.01 * params["samples"]  # a search takes 10 ms a deal
+            return search.choose(view, kind, params=params, **kwargs)
+
+    monkeypatch.setattr(module, "perf_counter", lambda: clock[0])
+    bot._module = Timed()
+    view = spied_views(2, seed=3)[4][0]
+    bot.think_for(1.0)
+    bot._decide(view, DISCARD if view.drawn is not None else DRAW)
+    assert asked == [2, 4, 8, 16, 32]  # after 32 deals 0.62 s are spent, and 64 would take 0.64 more
+    asked.clear()
+    bot.think_for(None)
+    bot._decide(view, DISCARD if view.drawn is not None else DRAW)
+    assert asked == [2]  # no budget: its deals, the same moves on any machine
+
+
+@pytest.mark.parametrize("think", [0, -1.5, 61])
+def test_a_time_budget_out_of_range_is_a_one_line_error(think):
+    from rummysim.session import play_session
+
+    with pytest.raises(ConfigError, match=r"^--think: .* seconds; give more than 0 and at most 60"):
+        play_session(seed=1, think=think, read=lambda _: "quit", write=lambda _: None)
+
+
+def test_hint_says_to_name_another_adviser_where_expert_cannot_load(monkeypatch):
+    from rummysim.session import play_session
+    from rummysim.strategies import expert
+
+    def broken():
+        raise RuntimeError("the compiled engine is switched off (RUMMYSIM_COMPILED=0)")
+
+    monkeypatch.setattr(expert, "_search", broken)
+    with pytest.raises(ConfigError) as caught:
+        play_session(seed=1, read=lambda _: "quit", write=lambda _: None)
+    assert str(caught.value) == (
+        "--hint: strategy 'expert' searches with compiled code, and the compiled engine is switched off "
+        "(RUMMYSIM_COMPILED=0); name another adviser, such as --hint greedy"
+    )

@@ -95,3 +95,24 @@ def test_validate_s_pilot_leaves_the_checks_out_and_says_the_games_they_name(tmp
     lines = result.output.splitlines()
     assert lines[-1] == "    checks with strong players, not sized: 1,600 games (basic_x)"
     assert "(basic_x)" not in lines[-2] and lines[-2].startswith("    needs about ")
+
+
+def test_no_strong_leaves_the_checks_out_of_a_quick_look(tmp_path):
+    path = tmp_path / "t.yaml"
+    data = spec(CHECK) | {"games": 40}
+    path.write_text(json.dumps(data))
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path), "-j", "1", "--no-strong", "-q"])
+    assert result.exit_code == 0, result.output
+    played = pd.read_parquet(tmp_path / "t" / "games.parquet").condition.unique().tolist()
+    assert played == ["basic", "high"]
+    experiment = parse_experiment(data, source="t.yaml")
+    assert [c.name for c in experiment.with_overrides(strong=False).conditions] == ["basic", "high"]
+    assert [c.name for c in experiment.with_overrides().conditions] == ["basic", "high", "basic_check", "high_check"]
+
+
+def test_no_strong_refuses_an_experiment_of_checks_alone():
+    data = spec() | {"conditions": CHECK}
+    with pytest.raises(
+        ConfigError, match=r"^command line: --no-strong: every condition is a check with strong players$"
+    ):
+        parse_experiment(data, source="t.yaml").with_overrides(strong=False)

@@ -25,6 +25,7 @@ the key ``derive(key, d)``, so its moves are the same in any process and either 
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import perf_counter
 from types import ModuleType
 
 import numpy as np
@@ -37,6 +38,8 @@ from rummysim.strategies.cautious import Cautious
 
 DRAW, PLAY, DISCARD = 0, 1, 2
 """The decisions the search judges (`rummysim.compiled.expert`)."""
+MAX_SAMPLES = 10_000
+"""The most deals a decision searches, a time budget included (the registry's bound on `samples`)."""
 
 _search: Callable[[], ModuleType] | None = None
 
@@ -103,7 +106,19 @@ class Expert(Cautious):
         self.key = stream_key(self.rng)
         """The key of its searches: decision d deals from ``derive(key, d)``."""
         self.decisions = 0
+        self.seconds: float | None = None
+        """A time budget per decision (`think_for`, terminal play only); None: `samples` deals."""
         self._module = search()
+
+    def think_for(self, seconds: float | None) -> None:
+        """Think about `seconds` a decision instead of `samples` deals: for terminal play only.
+
+        Each decision searches `samples` deals, then twice as many on the same key (the first
+        deals are the same), and so on while the next search should end within `seconds`,
+        up to `MAX_SAMPLES`; it plays the largest search's move. Its moves then depend on
+        the machine's speed, so an experiment never sets it (its budget is deals, `samples`).
+        """
+        self.seconds = seconds
 
     @property
     def params(self) -> dict[str, float]:
@@ -116,12 +131,18 @@ class Expert(Cautious):
     def _decide(self, view: PlayerView, kind: int) -> int:
         key = derive(self.key, self.decisions)
         self.decisions += 1
-        return int(
-            self._module.choose(
-                view, kind, key=key, seen=self.seen, taken=self.taken, melded_before=melded_before(view),
-                params=self.params,
+        params, before = self.params, melded_before(view)
+        start = last = perf_counter()
+        while True:
+            move = self._module.choose(
+                view, kind, key=key, seen=self.seen, taken=self.taken, melded_before=before, params=params
             )
-        )  # fmt: skip
+            now = perf_counter()
+            took, last = now - last, now
+            doubled = min(2 * int(params["samples"]), MAX_SAMPLES)
+            if self.seconds is None or doubled == params["samples"] or now - start + 2 * took > self.seconds:
+                return int(move)
+            params = {**params, "samples": doubled}
 
     def draw(self, view: PlayerView) -> Pile:
         if view.top_discard is None:

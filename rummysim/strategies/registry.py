@@ -205,6 +205,8 @@ def make_strategy(spec: Spec, *, rng: np.random.Generator) -> Strategy:
     cls, params = check_strategy(spec)
     try:
         return cls(rng=rng, **params)
+    except ConfigError:  # the bot's own one-line error names it already
+        raise
     except (TypeError, ValueError) as error:
         raise ConfigError(f"strategy {strategy_label(spec)}: {error}") from None
 
