@@ -29,7 +29,7 @@ SMALL = {"strategy": "expert", "samples": 4, "depth": 12}
 EXPERTS = [
     SMALL,
     {"strategy": "expert", "samples": 3, "candidates": 2, "depth": 6, "confidence": 0.0},
-    {"strategy": "expert", "samples": 5, "depth": 20, "patience": 2, "alarm": 6, "their_patience": 0, "blind": 0.0},
+    {"strategy": "expert", "samples": 5, "depth": 20, "patience": 2, "alarm": 6, "their_patience": 6, "blind": 0.0},
 ]
 HOUSE_RULES = [
     dict(lay_off="after_meld", take_discard="must_use", stock_out="block"),

@@ -101,7 +101,7 @@ def warm_up() -> None:
         holding_sizes=(10, 10), has_melded=(False, False), scores=(0, 0), n_rebuilds=0, history=(),
     )  # fmt: skip
     params = {"samples": 2, "candidates": 2, "depth": 4, "confidence": 2.0, "patience": 6, "alarm": 3}
-    params |= {"caution": 12.0, "blind": 0.0, "hope": 4.0, "their_patience": 6}
+    params |= {"caution": 12.0, "blind": 0.0, "hope": 4.0, "their_patience": 3}
     for kind in (DRAW, DISCARD):
         choose(view, kind, key=1, seen=0, taken=[], melded_before=False, params=params)
     plan(view, 0, seen=0, taken=[], params=params)

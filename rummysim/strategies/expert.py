@@ -5,9 +5,11 @@ not seen at random, consistently with what its seat has seen, `samples` times: e
 holding keeps its size, the cards a seat took from the discard pile and has not played
 stay in that seat's holding, and the rest is the stock. On each deal it plays each
 candidate move, then the rest of its turn and the hand on to its end (at most `depth`
-turns), every seat with its default policy: rummy_hunter's melds (hidden while the
+turns). Its own seat plays its default policy: rummy_hunter's melds (hidden while the
 going-rummy bonus pays, R8.3: for `patience` own turns, while no opponent holds `alarm`
-cards or fewer) and cautious' discards (`caution`, `hope`, `blind`). The candidates are:
+cards or fewer) and cautious' discards (`caution`, `hope`, `blind`). Every other seat is
+modelled melding at once (hiding for `their_patience` turns if more than 0) with cautious'
+discards at their defaults. The candidates are:
 take the discard or draw from the stock; the default's melds or the other plan (meld
 everything now, or hide); cautious' `candidates` best discards. It plays its default unless
 another candidate's mean reward (the points it would win, less the points another seat
@@ -89,7 +91,7 @@ class Expert(Cautious):
         caution: float = 12.0,
         hope: float = 4.0,
         blind: float = 2.0,
-        their_patience: int = 6,
+        their_patience: int = 0,
     ) -> None:
         super().__init__(rng=rng, caution=caution, blind=blind, hope=hope)
         if samples < 2 or candidates < 1 or depth < 1 or confidence < 0 or min(patience, alarm, their_patience) < 0:
