@@ -20,9 +20,8 @@ from rummysim.game import play_game
 from rummysim.rules import Rules
 from rummysim.seeding import strategy_rng
 from rummysim.strategies import expert, expert_twin, strategy_params
-from rummysim.strategies.base import PlayerView
-from rummysim.strategies.cautious import Cautious
 from rummysim.strategies.expert import DISCARD, DRAW, PLAY, Expert
+from tests.test_expert import Spy as ViewSpy
 
 CALLS = expert_search()
 HOUSE = {"lay_off": "after_meld", "take_discard": "must_use", "stock_out": "block"}
@@ -34,24 +33,12 @@ RULES = [
 ]
 
 
-class Spy(Cautious):
-    """Cautious, keeping each view it decides on with its memory of the public events."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.seen_views: list[tuple[PlayerView, int, list[int]]] = []
-
-    def draw(self, view):
-        self.seen_views.append((view, self.seen, list(self.taken)))
-        return super().draw(view)
+class Spy(ViewSpy):
+    """`tests.test_expert.Spy`, keeping the views it plays on too."""
 
     def play(self, view):
         self.seen_views.append((view, self.seen, list(self.taken)))
         return super().play(view)
-
-    def discard(self, view):
-        self.seen_views.append((view, self.seen, list(self.taken)))
-        return super().discard(view)
 
 
 def decisions(rules: Rules, seed: int):
