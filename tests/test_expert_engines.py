@@ -22,6 +22,7 @@ from rummysim.engine_choice import choose_engine
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.rules import Rules
+from rummysim.strategies.expert import RACE_REACH
 from tests.test_compiled import differences
 
 SEARCH = expert_search()
@@ -30,7 +31,9 @@ EXPERTS = [
     SMALL,
     {"strategy": "expert", "samples": 3, "candidates": 2, "depth": 6, "confidence": 0.0},
     {"strategy": "expert", "samples": 5, "depth": 20, "patience": 2, "alarm": 6, "their_patience": 6, "blind": 0.0},
+    {"strategy": "expert", "samples": 9, "depth": 12, "drop": 0.5},
 ]
+"""Small searches, and a race: after eight deals a candidate trailing by half a standard error meets no more."""
 HOUSE_RULES = [
     dict(lay_off="after_meld", take_discard="must_use", stock_out="block"),
     dict(lay_off="any", take_discard="must_use", stock_out="rebuild", going_out="discard"),
@@ -45,6 +48,7 @@ def _condition(n: int, lineup: list, **rules: object) -> Condition:
 
 CASES = [
     _condition(2, [SMALL, "greedy"]),
+    _condition(2, [EXPERTS[3], "cautious"], target_score=80),
     _condition(3, [SMALL, "cautious", EXPERTS[1]], rummy_multiplier=2),
     _condition(4, [SMALL] * 4, **HOUSE_RULES[0]),
     _condition(5, [EXPERTS[2], "rummy_hunter", "uniform", SMALL, "greedy"], **HOUSE_RULES[1]),
@@ -152,4 +156,4 @@ def test_a_lineup_without_expert_plays_without_the_search():
     assert search_room(2, codes, params) is None
     codes, params = lineup_arrays([SMALL, {"strategy": "expert", "samples": 9}, {"strategy": "greedy"}])
     room, rewards, work = search_room(3, codes, params)
-    assert len(room) == 3 and rewards.shape[1] == 9 and len(work) == 1
+    assert len(room) == 3 and rewards.shape[1] == RACE_REACH * 9 and len(work) == 1

@@ -38,6 +38,7 @@ from rummysim.rules import Ace, Rules
 from rummysim.seeding import game_hands_keys, game_keys, strategy_rng, stream_key
 from rummysim.specs import Spec, strategy_label
 from rummysim.strategies import make_strategy
+from rummysim.strategies.expert import RACE_REACH
 
 
 @cache
@@ -80,7 +81,7 @@ def search_room(n: int, codes: np.ndarray, params: np.ndarray) -> tuple[np.ndarr
         return None
     room = np.zeros(3, HAND)
     room["seats"] = n
-    samples = int(params[codes == EXPERT, SAMPLES].max())
+    samples = RACE_REACH * int(params[codes == EXPERT, SAMPLES].max())
     return room, np.zeros((MAX_CANDIDATES, samples), np.float64), np.zeros(1, WORK)
 
 

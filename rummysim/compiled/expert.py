@@ -3,14 +3,18 @@
 For one decision of one seat (the draw, the melds, the discard), `decide` deals the
 cards the seat has not seen at random, consistently with what it has seen (`determinize`:
 each holding keeps its size, the cards a seat took from the discard pile and has not
-played stay in its holding, the rest is the stock), `samples` times. On each deal it
-plays every candidate, then the rest of the seat's turn and the hand on to its end (at
-most `depth` turns) with the compiled engine's own turn (`rummysim.compiled.game`), so a
-playout obeys every rule and house rule the engine does, and scores it as the engine
-does (R8, R12.3). All candidates of a decision meet the same deals (common random
-numbers). The candidate played is the seat's default (`SHREWD`: rummy_hunter's melds
-with cautious' discards) unless another's mean reward beats it by more than
-`confidence` standard errors of the paired differences.
+played stay in its holding, the rest is the stock), deal after deal. On each deal it
+plays every candidate still in the race, then the rest of the seat's turn and the hand on
+to its end (at most `depth` turns) with the compiled engine's own turn
+(`rummysim.compiled.turn`), so a playout obeys every rule and house rule the engine does,
+and scores it as the engine does (R8, R12.3). The candidates meet the same deals (common
+random numbers). The race: from the `RACE_FROM`-th deal on, a candidate whose mean paired
+reward trails the default's by more than `drop` standard errors meets no more deals, and
+the playouts it would have had go to the others: deals go on while `samples` playouts a
+candidate last, up to `RACE_REACH` x `samples` deals, and while another than the default
+is left. The candidate played is the seat's default (`SHREWD`: rummy_hunter's melds with
+cautious' discards) unless another's mean reward beats it by more than `confidence`
+standard errors of the paired differences.
 
 `decide` reads the seat's view only (`view_record`): its own holding, the table, the
 discard pile, the sizes of the stock and of the other holdings, who has melded, the cards
@@ -36,6 +40,7 @@ from rummysim.compiled.layout import (
     CONFIDENCE,
     DANGER,
     DEPTH,
+    DROP,
     HOPE,
     OUT_BY_BLOCK,
     PARAMS,
@@ -74,7 +79,7 @@ from rummysim.compiled.turn import (
     score_hand,
 )
 from rummysim.core import blocked
-from rummysim.strategies.expert import DISCARD, DRAW, PLAY
+from rummysim.strategies.expert import DISCARD, DRAW, PLAY, RACE_FROM, RACE_REACH
 
 FULL_DECK = (1 << 52) - 1
 MAX_CANDIDATES = 16
@@ -84,6 +89,8 @@ WORK = np.dtype(
         ("policies", np.int64, (MAX_SEATS,)),
         ("options", np.int64, (52,)),
         ("scores", np.float64, (52,)),
+        ("tried", np.int64, (52,)),
+        ("racing", np.int64, (52,)),
     ],
     align=True,
 )
@@ -97,6 +104,8 @@ class Work(Protocol):
     policies: np.ndarray
     options: np.ndarray
     scores: np.ndarray
+    tried: np.ndarray
+    racing: np.ndarray
 
 
 @kernel()
@@ -310,19 +319,34 @@ def _options(
 
 
 @kernel()
-def _better(rewards: np.ndarray, n_options: int, n_samples: int, confidence: float) -> int:
+def _gain(rewards: np.ndarray, c: int, n: int) -> tuple[float, float]:
+    """Candidate `c`'s mean paired gain over the default on the first `n` deals, and its standard error."""
+    total = 0.0
+    for s in range(n):
+        total += rewards[c, s] - rewards[0, s]
+    gain = total / n
+    spread = 0.0
+    for s in range(n):
+        d = rewards[c, s] - rewards[0, s] - gain
+        spread += d * d
+    return gain, np.sqrt(spread / (n - 1) / n)
+
+
+@kernel()
+def _trails(rewards: np.ndarray, c: int, n: int, drop: float) -> bool:
+    """Whether candidate `c` trails the default by more than `drop` standard errors on `n` deals: it meets no more."""
+    gain, error = _gain(rewards, c, n)
+    return gain < -drop * error
+
+
+@kernel()
+def _better(rewards: np.ndarray, n_options: int, tried: np.ndarray, confidence: float) -> int:
     """The candidate to play: 0 (the default) unless another's mean paired gain exceeds `confidence` standard errors."""
     best, best_gain = 0, 0.0
     for c in range(1, n_options):
-        total = 0.0
-        for s in range(n_samples):
-            total += rewards[c, s] - rewards[0, s]
-        gain = total / n_samples
-        spread = 0.0
-        for s in range(n_samples):
-            d = rewards[c, s] - rewards[0, s] - gain
-            spread += d * d
-        error = np.sqrt(spread / (n_samples - 1) / n_samples)
+        if tried[c] < 2:
+            continue
+        gain, error = _gain(rewards, c, tried[c])
         if gain > best_gain and gain > confidence * error:
             best, best_gain = c, gain
     return best
@@ -362,14 +386,28 @@ def search(
     if n_options == 1:
         return options[0]
     base, w = room[0], room[1]
-    for s in range(samples):
+    tried, racing = work.tried, work.racing
+    tried[:n_options], racing[:n_options] = 0, 1
+    drop = own[DROP]
+    budget, reach = samples * n_options, samples * RACE_REACH
+    active, spent, s = n_options, 0, 0
+    while s < reach and spent + active <= budget and active > 1:
         sample_key = derive(key, s)
         determinize(tb, v, me, base, sample_key)
         for c in range(n_options):
-            _copy(base, w)
-            rewards[c, s] = _try(tb, rules, w, kind, options[c], me, melded_before, policies, params, depth,
-                                 sample_key)  # fmt: skip
-    return options[_better(rewards, n_options, samples, confidence)]
+            if racing[c]:
+                _copy(base, w)
+                rewards[c, s] = _try(tb, rules, w, kind, options[c], me, melded_before, policies, params, depth,
+                                     sample_key)  # fmt: skip
+                tried[c] += 1
+                spent += 1
+        s += 1
+        if drop > 0 and s >= RACE_FROM:
+            for c in range(1, n_options):
+                if racing[c] and _trails(rewards, c, s, drop):
+                    racing[c] = 0
+                    active -= 1
+    return options[_better(rewards, n_options, tried, confidence)]
 
 
 @kernel()

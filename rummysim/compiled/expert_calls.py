@@ -24,7 +24,7 @@ from rummysim.moves import LayOff, Meld, Play
 from rummysim.rules import Rules
 from rummysim.specs import Spec
 from rummysim.strategies.base import PlayerView
-from rummysim.strategies.expert import DISCARD, DRAW
+from rummysim.strategies.expert import DISCARD, DRAW, RACE_REACH
 
 
 @functools.cache
@@ -41,13 +41,18 @@ def _room(n: int, samples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return store, np.zeros((MAX_CANDIDATES, samples), np.float64), np.zeros(1, WORK)
 
 
+def room_of(n: int, params: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The room of a search at `n` seats with these parameters: rewards for ``RACE_REACH * samples`` deals."""
+    return _room(n, RACE_REACH * int(params["samples"]))
+
+
 def choose(
     view: PlayerView, kind: int, *, key: int, seen: int, taken: list[int], melded_before: bool,
     params: Mapping[str, float],
 ) -> int:  # fmt: skip
     """Return a seat's move by `decide`, from its `PlayerView`, its memory of the public events and its parameters."""
     own = params_row(params)
-    store, rewards, work = _room(view.n_players, int(params["samples"]))
+    store, rewards, work = room_of(view.n_players, params)
     record = view_record(view, seen=seen, taken=taken)
     return int(
         decide(
@@ -60,7 +65,7 @@ def choose(
 def plan(view: PlayerView, option: int, *, seen: int, taken: list[int], params: Mapping[str, float]) -> list[Play]:
     """Return plan `option` of a seat's melds and lay-offs (`plays_of`) as moves the engine checks."""
     record = view_record(view, seen=seen, taken=taken)
-    work = _room(view.n_players, int(params["samples"]))[2]
+    work = room_of(view.n_players, params)[2]
     count = plays_of(tables_of(view.rules), _settings(view.rules), record, view.seat, option, params_row(params), work)
     return [Meld(c) if kind == 0 else LayOff(c, meld) for kind, c, meld in record[0]["plays"][:count].tolist()]
 

@@ -107,11 +107,11 @@ EXPERT = SHREWD + 1
 when a lineup seats it."""
 PARAMS = (
     *("patience", "danger", "caution", "blind", "hope"),
-    *("samples", "candidates", "depth", "confidence", "alarm", "their_patience"),
+    *("samples", "candidates", "depth", "confidence", "alarm", "their_patience", "drop"),
 )
 """A compiled seat's parameters, in order: ``patience, danger`` (rummy_hunter), ``caution, blind, hope``
 (cautious), then expert's own (`rummysim.strategies.expert.Expert`). A bot leaves the others 0."""
-PATIENCE, DANGER, CAUTION, BLIND, HOPE, SAMPLES, CANDIDATES, DEPTH, CONFIDENCE, ALARM, THEIR_PATIENCE = range(
+(PATIENCE, DANGER, CAUTION, BLIND, HOPE, SAMPLES, CANDIDATES, DEPTH, CONFIDENCE, ALARM, THEIR_PATIENCE, DROP) = range(
     len(PARAMS)
 )
 

@@ -13,7 +13,11 @@ discards at their defaults. The candidates are:
 take the discard or draw from the stock; the default's melds or the other plan (meld
 everything now, or hide); cautious' `candidates` best discards. It plays its default unless
 another candidate's mean reward (the points it would win, less the points another seat
-would win) over the same deals is better by more than `confidence` standard errors.
+would win) over the same deals is better by more than `confidence` standard errors. The
+deals are spent as a race: from the eighth deal, a candidate that trails the default by
+more than `drop` standard errors meets no more deals, and the playouts it would have had
+go to the candidates still in (up to twice `samples` deals); `drop` 0 gives every
+candidate `samples` deals.
 
 The search is compiled (`rummysim.compiled.expert`): it plays its deals with the very
 turn the compiled engine plays (`rummysim.compiled.turn`), so every rule and house rule
@@ -40,6 +44,11 @@ from rummysim.strategies.cautious import Cautious
 
 DRAW, PLAY, DISCARD = 0, 1, 2
 """The decisions the search judges (`rummysim.compiled.expert`)."""
+RACE_FROM = 8
+"""The deals every candidate meets before one that trails the default by ``drop`` standard errors meets no more."""
+RACE_REACH = 2
+"""A decision meets at most ``RACE_REACH * samples`` deals: those its dropped candidates would have met go
+to the rest."""
 MAX_SAMPLES = 10_000
 """The most deals a decision searches, a time budget included (the registry's bound on `samples`)."""
 
@@ -92,6 +101,7 @@ class Expert(Cautious):
         hope: float = 4.0,
         blind: float = 2.0,
         their_patience: int = 0,
+        drop: float = 1.0,
     ) -> None:
         super().__init__(rng=rng, caution=caution, blind=blind, hope=hope)
         if samples < 2 or candidates < 1 or depth < 1 or confidence < 0 or min(patience, alarm, their_patience) < 0:
@@ -105,6 +115,7 @@ class Expert(Cautious):
         self.patience = patience
         self.alarm = alarm
         self.their_patience = their_patience
+        self.drop = drop
         self.key = stream_key(self.rng)
         """The key of its searches: decision d deals from ``derive(key, d)``."""
         self.decisions = 0
@@ -127,7 +138,7 @@ class Expert(Cautious):
         return {
             "samples": self.samples, "candidates": self.candidates, "depth": self.depth, "confidence": self.confidence,
             "patience": self.patience, "alarm": self.alarm, "their_patience": self.their_patience,
-            **super().params,
+            "drop": self.drop, **super().params,
         }  # fmt: skip
 
     def _decide(self, view: PlayerView, kind: int) -> int:

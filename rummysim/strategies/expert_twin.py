@@ -27,7 +27,7 @@ from rummysim.rules import Rules, StockOut, TakeDiscard
 from rummysim.seeding import derive, permutation
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.cautious import Cautious
-from rummysim.strategies.expert import DRAW, PLAY
+from rummysim.strategies.expert import DRAW, PLAY, RACE_FROM, RACE_REACH
 from rummysim.strategies.greedy import Greedy, plan_plays
 from rummysim.strategies.rummy_hunter import RummyHunter
 from rummysim.table import TableMeld
@@ -314,22 +314,35 @@ def takes_legal(p: Position, me: int) -> bool:
     return not left >> top & 1
 
 
+def gain(rewards: list[list[float]], c: int) -> tuple[float, float]:
+    """Candidate `c`'s mean paired gain over the default on the deals it met, and its standard error."""
+    n = len(rewards[c])
+    total = 0.0
+    for s in range(n):
+        total += rewards[c][s] - rewards[0][s]
+    mean = total / n
+    spread = 0.0
+    for s in range(n):
+        d = rewards[c][s] - rewards[0][s] - mean
+        spread += d * d
+    return mean, math.sqrt(spread / (n - 1) / n)
+
+
+def trails(rewards: list[list[float]], c: int, drop: float) -> bool:
+    """Whether candidate `c` trails the default by more than `drop` standard errors: it meets no more deals."""
+    mean, error = gain(rewards, c)
+    return mean < -drop * error
+
+
 def better(rewards: list[list[float]], confidence: float) -> int:
     """The candidate to play: 0 (the default) unless another's mean paired gain exceeds `confidence` standard errors."""
     best, best_gain = 0, 0.0
-    n = len(rewards[0])
     for c in range(1, len(rewards)):
-        total = 0.0
-        for s in range(n):
-            total += rewards[c][s] - rewards[0][s]
-        gain = total / n
-        spread = 0.0
-        for s in range(n):
-            d = rewards[c][s] - rewards[0][s] - gain
-            spread += d * d
-        error = math.sqrt(spread / (n - 1) / n)
-        if gain > best_gain and gain > confidence * error:
-            best, best_gain = c, gain
+        if len(rewards[c]) < 2:
+            continue
+        mean, error = gain(rewards, c)
+        if mean > best_gain and mean > confidence * error:
+            best, best_gain = c, mean
     return best
 
 
@@ -337,20 +350,33 @@ def searched(
     view: PlayerView, kind: int, *, key: int, seen: int, taken: list[int], melded_before: bool,
     params: Mapping[str, float],
 ) -> tuple[list[int], list[list[float]]]:  # fmt: skip
-    """Return a decision's candidates and each one's reward on each deal (none searched if there is one)."""
+    """Return a decision's candidates and each one's rewards on the deals it met (none searched if there is one).
+
+    A race: every candidate meets the first `RACE_FROM` deals; after each deal from then on,
+    a candidate trailing the default by more than ``drop`` standard errors meets no more,
+    and the deals go on while the budget (``samples`` deals of every candidate) lasts, at
+    most ``RACE_REACH * samples`` deals, and more than the default is left.
+    """
     me = view.seat
     p = position_of(view, seen=seen, taken=taken)
     seats = playout_seats(view.rules, me, params)
     candidates = options(p, kind, me, seats, min(int(params["candidates"]), MAX_CANDIDATES))
     if len(candidates) == 1:
         return candidates, []
-    samples, depth = int(params["samples"]), int(params["depth"])
-    rewards = [[0.0] * samples for _ in candidates]
-    for s in range(samples):
+    samples, depth, drop = int(params["samples"]), int(params["depth"]), float(params["drop"])
+    budget, reach = samples * len(candidates), samples * RACE_REACH
+    rewards: list[list[float]] = [[] for _ in candidates]
+    racing, spent, s = list(range(len(candidates))), 0, 0
+    while s < reach and spent + len(racing) <= budget and len(racing) > 1:
         sample_key = derive(key, s)
         dealt = determinize(p, me, sample_key)
-        for c, option in enumerate(candidates):
-            rewards[c][s] = attempt(copy.deepcopy(dealt), kind, option, me, melded_before, seats, depth, sample_key)
+        for c in racing:
+            reward = attempt(copy.deepcopy(dealt), kind, candidates[c], me, melded_before, seats, depth, sample_key)
+            rewards[c].append(reward)
+            spent += 1
+        s += 1
+        if drop > 0 and s >= RACE_FROM:
+            racing = [c for c in racing if c == 0 or not trails(rewards, c, drop)]
     return candidates, rewards
 
 

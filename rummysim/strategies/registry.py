@@ -154,7 +154,7 @@ BUILTIN_PARAMETERS: dict[str, dict[str, tuple[type, float, float]]] = {
         "samples": (int, 2, 10_000), "candidates": (int, 1, 16), "depth": (int, 1, 10_000),
         "confidence": (float, 0, 1e6), "patience": (int, 0, 10_000), "alarm": (int, 0, 52),
         "caution": (float, 0, 1e6), "hope": (float, 0, 1e6), "blind": (float, 0, 1e6),
-        "their_patience": (int, 0, 10_000),
+        "their_patience": (int, 0, 10_000), "drop": (float, 0, 1e6),
     },
 }  # fmt: skip
 """The built-in bots' parameters: name -> (kind, smallest, largest), checked when a spec is read.
