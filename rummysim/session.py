@@ -27,9 +27,9 @@ from rummysim.terminal import EndSession, Human, Reader, Writer
 
 DEFAULT_BOT = "greedy"
 DEFAULT_ADVISER = "expert"
+"""The bot whose moves ``hint`` tells, unless another is chosen: the strongest of the ladder."""
 MAX_THINK = 60.0
 """The longest time budget a decision may have at the terminal (``--think``), in seconds."""
-"""The bot whose moves ``hint`` tells, unless another is chosen: the strongest of the ladder."""
 
 
 def parse_settings(items: Sequence[str]) -> dict[str, Any]:

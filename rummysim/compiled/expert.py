@@ -1,13 +1,13 @@
 """expert's search, compiled: determinized deals played on by the engine's own turns.
 
 For one decision of one seat (the draw, the melds, the discard), `decide` deals the
-cards the seat has not seen at random, consistently with what it has seen (`determinize`:
-each holding keeps its size, the cards a seat took from the discard pile and has not
-played stay in its holding, the rest is the stock), deal after deal. On each deal it
-plays every candidate still in the race, then the rest of the seat's turn and the hand on
-to its end (at most `depth` turns) with the compiled engine's own turn
-(`rummysim.compiled.turn`), so a playout obeys every rule and house rule the engine does,
-and scores it as the engine does (R8, R12.3). The candidates meet the same deals (common
+cards the seat has not seen at random, consistently with what it has seen, deal after
+deal (`rummysim.compiled.expert_playout.determinize`: each holding keeps its size, the
+cards a seat took from the discard pile and has not played stay in its holding, the rest
+is the stock). On each deal it plays every candidate still in the race, then the rest of
+the seat's turn and the hand on to its end (at most `depth` turns) with the compiled
+engine's own turn (`expert_playout.attempt`), so a playout obeys every rule and house
+rule the engine does, and scores it as the engine does (R8, R12.3). The candidates meet the same deals (common
 random numbers). The race: from the `RACE_FROM`-th deal on, a candidate whose mean paired
 reward trails the default's by more than `drop` standard errors meets no more deals, and
 the playouts it would have had go to the others: deals go on while `samples` playouts a
@@ -31,7 +31,8 @@ import numpy as np
 from numba import njit
 
 from rummysim.compiled.arrange import Lookups, deadwood_cards
-from rummysim.compiled.bits import derive, kernel, lowest, popcount, shuffle
+from rummysim.compiled.bits import derive, kernel, lowest
+from rummysim.compiled.expert_playout import alternative_plays, attempt, copy_hand, determinize
 from rummysim.compiled.layout import (
     ALARM,
     BLIND,
@@ -42,13 +43,11 @@ from rummysim.compiled.layout import (
     DEPTH,
     DROP,
     HOPE,
-    OUT_BY_BLOCK,
     PARAMS,
     PATIENCE,
     RUMMY_MULTIPLIER,
     SAMPLES,
     SHREWD,
-    STALL_AFTER_TURNS,
     STOCK_OUT,
     TAKE_DISCARD,
     THEIR_PATIENCE,
@@ -61,10 +60,8 @@ from rummysim.compiled.state import (
     PILE,
     STOCK,
     TAKEN,
-    TURN,
     Hand,
     lay_off_fits,
-    pile_mask,
     table_fits,
 )
 from rummysim.compiled.turn import (
@@ -73,15 +70,11 @@ from rummysim.compiled.turn import (
     discarded_step,
     drawn_step,
     played_step,
-    policy_discard,
     policy_plays,
-    policy_turn,
-    score_hand,
 )
 from rummysim.core import blocked
 from rummysim.strategies.expert import DISCARD, DRAW, PLAY, RACE_FROM, RACE_REACH
 
-FULL_DECK = (1 << 52) - 1
 MAX_CANDIDATES = 16
 WORK = np.dtype(
     [
@@ -106,149 +99,6 @@ class Work(Protocol):
     scores: np.ndarray
     tried: np.ndarray
     racing: np.ndarray
-
-
-@kernel()
-def _copy(src: Hand, dst: Hand) -> None:
-    """Copy the state of a hand (not its work space) from `src` to `dst`."""
-    dst.seats = src.seats
-    for s in range(src.seats):
-        dst.holdings[s], dst.sizes[s] = src.holdings[s], src.sizes[s]
-        dst.has_melded[s], dst.known[s] = src.has_melded[s], src.known[s]
-    for i in range(src.counts[PILE]):
-        dst.pile[i] = src.pile[i]
-    for i in range(src.counts[STOCK]):
-        dst.stock[i] = src.stock[i]
-    for i in range(src.counts[MELDS]):
-        dst.table[i], dst.fits[i] = src.table[i], src.fits[i]
-    for i in range(8):
-        dst.counts[i] = src.counts[i]
-
-
-@kernel()
-def determinize(tb: Lookups, v: Hand, seat: int, w: Hand, key: np.uint64) -> None:
-    """Deal into `w` the cards `seat` has not seen, at random from `key`, consistently with its view `v`.
-
-    Each other seat keeps its size and the cards it took from the discard pile and has not
-    played; the rest of the unseen cards is dealt at random, the stock last.
-    """
-    _copy(v, w)
-    hidden = FULL_DECK & ~v.holdings[seat] & ~pile_mask(v)
-    for i in range(v.counts[MELDS]):
-        hidden &= ~v.table[i]
-        w.fits[i] = lay_off_fits(tb, v.table[i])
-    for s in range(v.seats):
-        hidden &= ~v.known[s]
-    n = 0
-    while hidden:
-        w.deck[n] = lowest(hidden)
-        hidden &= hidden - 1
-        n += 1
-    shuffle(key, w.deck, n)
-    at = 0
-    for s in range(v.seats):
-        if s != seat:
-            holding = v.known[s]
-            for _ in range(v.sizes[s] - popcount(v.known[s])):
-                holding |= 1 << w.deck[at]
-                at += 1
-            w.holdings[s] = holding
-    if n - at != v.counts[STOCK]:
-        raise AssertionError("a view's card counts do not add up to 52 (R1.2)")
-    for i in range(n - at):
-        w.stock[i] = w.deck[at + i]
-
-
-@kernel()
-def _reward(tb: Lookups, rules: np.ndarray, w: Hand, me: int, winner: int, how: int, rummy: bool) -> float:
-    """My reward when the hand ends: the points I win, or less the points another seat wins (R8, R12.3)."""
-    winner, gained = score_hand(tb, rules, w, winner, how, rummy)
-    if winner < 0:
-        return 0.0
-    return float(gained if winner == me else -gained)
-
-
-@kernel()
-def _cut_off(tb: Lookups, w: Hand, me: int) -> float:
-    """The reward of a playout stopped at its depth: half the points between me and the least other holding."""
-    least = -1
-    for s in range(w.seats):
-        held = 0
-        mask = w.holdings[s]
-        while mask:
-            held += tb.values[lowest(mask) % 13]
-            mask &= mask - 1
-        w.values[s] = held
-        if s != me and (least < 0 or held < least):
-            least = held
-    return (least - w.values[me]) / 2
-
-
-@kernel()
-def _play_on(
-    tb: Lookups, rules: np.ndarray, w: Hand, seat: int, me: int, policies: np.ndarray, params: np.ndarray,
-    depth: int, key: np.uint64,
-) -> float:  # fmt: skip
-    """Play the hand on from `seat`'s turn with each seat's policy (the engine's `policy_turn`); return my reward."""
-    for _ in range(depth):
-        if w.counts[TURN] >= rules[STALL_AFTER_TURNS]:
-            return 0.0
-        melded_before = w.has_melded[seat] == 1
-        out = policy_turn(tb, rules, w, seat, policies[seat], params[seat], key)
-        if out == STALLED:
-            return 0.0
-        if out == BLOCKED:
-            return _reward(tb, rules, w, me, -1, OUT_BY_BLOCK, False)
-        w.counts[TURN] += 1
-        if out:
-            return _reward(tb, rules, w, me, seat, out, not melded_before)
-        seat = (seat + 1) % w.seats
-    return _cut_off(tb, w, me)
-
-
-@kernel()
-def _end_turn(
-    tb: Lookups, rules: np.ndarray, w: Hand, me: int, out: int, melded_before: bool, policies: np.ndarray,
-    params: np.ndarray, depth: int, key: np.uint64,
-) -> float:  # fmt: skip
-    """After my move: my reward if it went out, else the hand played on from the next seat."""
-    if out:
-        return _reward(tb, rules, w, me, me, out, not melded_before)
-    w.counts[TURN] += 1
-    return _play_on(tb, rules, w, (me + 1) % w.seats, me, policies, params, depth, key)
-
-
-@kernel()
-def _alternative_plays(tb: Lookups, rules: np.ndarray, w: Hand, me: int, params: np.ndarray) -> int:
-    """The other plan than the default's: greedy's plays when the default hides its melds, else none."""
-    n = policy_plays(tb, rules, w, me, SHREWD, params[me])
-    if n:
-        return 0
-    return plan_plays(tb, rules, w, w.holdings[me], w.counts[TAKEN], w.has_melded[me] == 1)[0]
-
-
-@kernel()
-def _try(
-    tb: Lookups, rules: np.ndarray, w: Hand, kind: int, option: int, me: int, melded_before: bool,
-    policies: np.ndarray, params: np.ndarray, depth: int, key: np.uint64,
-) -> float:  # fmt: skip
-    """Play candidate `option` of the decision on deal `w`, then the hand on; return my reward."""
-    if kind == DRAW:
-        w.counts[DRAWN] = w.counts[TAKEN] = -1
-        if drawn_step(rules, w, me, option == 1, key) < 0:
-            return 0.0
-        kind = PLAY
-        option = 0
-    if kind == PLAY:
-        n = policy_plays(tb, rules, w, me, SHREWD, params[me]) if option == 0 else 0
-        if option == 1:
-            n = _alternative_plays(tb, rules, w, me, params)
-        out = played_step(tb, rules, w, me, n)
-        if out:
-            return _end_turn(tb, rules, w, me, out, melded_before, policies, params, depth, key)
-        option = policy_discard(tb, w, me, SHREWD, params[me])
-    out = discarded_step(w, me, option)
-    return _end_turn(tb, rules, w, me, out, melded_before, policies, params, depth, key)
 
 
 @kernel()
@@ -396,8 +246,8 @@ def search(
         determinize(tb, v, me, base, sample_key)
         for c in range(n_options):
             if racing[c]:
-                _copy(base, w)
-                rewards[c, s] = _try(tb, rules, w, kind, options[c], me, melded_before, policies, params, depth,
+                copy_hand(base, w)
+                rewards[c, s] = attempt(tb, rules, w, kind, options[c], me, melded_before, policies, params, depth,
                                      sample_key)  # fmt: skip
                 tried[c] += 1
                 spent += 1
@@ -419,7 +269,7 @@ def planned(tb: Lookups, rules: np.ndarray, v: Hand, me: int, option: int, own: 
     playout_params(rules, me, v.seats, own, params)
     if option == 0:
         return policy_plays(tb, rules, v, me, SHREWD, params[me])
-    return _alternative_plays(tb, rules, v, me, params)
+    return alternative_plays(tb, rules, v, me, params)
 
 
 @kernel()
@@ -429,7 +279,7 @@ def view_of(h: Hand, seat: int, v: Hand) -> None:
     Another seat's holding is left empty but for the cards it took from the discard pile
     and still holds (``known``); the stock's cards are left as they are and never read.
     """
-    _copy(h, v)
+    copy_hand(h, v)
     for s in range(h.seats):
         if s != seat:
             v.holdings[s] = 0

@@ -1,4 +1,4 @@
-"""expert's search in plain Python: the slow, plainly written twin of `rummysim.compiled.expert`.
+"""expert's search in plain Python: the slow, plainly written twin of `rummysim.compiled.expert` and `expert_playout`.
 
 It answers each decision as the compiled search does, from the same view, the same key and
 the same parameters, so the two must agree move for move (tests/test_expert_twin.py plays
