@@ -143,7 +143,7 @@ def test_the_issues_plant_in_the_compiled_loop_is_caught_by_the_edges_only(tmp_p
     """
     root = planted_copy(
         tmp_path,
-        "compiled/game.py",
+        "compiled/turn.py",
         "    if not may_rebuild(h.counts[PILE], h.counts[REBUILDS],",
         "    if h.counts[PILE] < 3 or not may_rebuild(h.counts[PILE], h.counts[REBUILDS],",
     )
