@@ -272,3 +272,8 @@ def test_hint_says_to_name_another_adviser_where_expert_cannot_load(monkeypatch)
         "--hint: strategy 'expert' searches with compiled code, and the compiled engine is switched off "
         "(RUMMYSIM_COMPILED=0); name another adviser, such as --hint greedy"
     )
+
+
+def test_a_negative_drop_is_refused_when_expert_is_built_in_python():
+    with pytest.raises(ValueError, match="drop >= 0"):
+        Expert(drop=-0.5)

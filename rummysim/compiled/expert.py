@@ -7,8 +7,8 @@ cards a seat took from the discard pile and has not played stay in its holding, 
 is the stock). On each deal it plays every candidate still in the race, then the rest of
 the seat's turn and the hand on to its end (at most `depth` turns) with the compiled
 engine's own turn (`expert_playout.attempt`), so a playout obeys every rule and house
-rule the engine does, and scores it as the engine does (R8, R12.3). The candidates meet the same deals (common
-random numbers). The race: from the `RACE_FROM`-th deal on, a candidate whose mean paired
+rule the engine does, and scores it as the engine does (R8, R12.3). The candidates meet
+the same deals (common random numbers). The race: from the `RACE_FROM`-th deal on, a candidate whose mean paired
 reward trails the default's by more than `drop` standard errors meets no more deals, and
 the playouts it would have had go to the others: deals go on while `samples` playouts a
 candidate last, up to `RACE_REACH` x `samples` deals, and while another than the default

@@ -104,9 +104,10 @@ class Expert(Cautious):
         drop: float = 1.0,
     ) -> None:
         super().__init__(rng=rng, caution=caution, blind=blind, hope=hope)
-        if samples < 2 or candidates < 1 or depth < 1 or confidence < 0 or min(patience, alarm, their_patience) < 0:
+        if samples < 2 or candidates < 1 or depth < 1 or min(confidence, patience, alarm, their_patience, drop) < 0:
             raise ValueError(
-                "samples >= 2, candidates >= 1, depth >= 1 and confidence, patience, alarm >= 0 are needed"
+                "samples >= 2, candidates >= 1, depth >= 1 and confidence, patience, alarm, their_patience, drop >= 0"
+                " are needed"
             )
         self.samples = samples
         self.candidates = candidates
