@@ -23,7 +23,7 @@ import pyarrow as pa
 
 import rummysim.compiled as compiled
 from rummysim.bot_errors import prints_to_stderr
-from rummysim.design import Condition, Experiment, rotated
+from rummysim.design import Condition, Experiment
 from rummysim.engine import speaker
 from rummysim.errors import ConfigError, WorkerError
 from rummysim.game import play_game
@@ -68,7 +68,13 @@ def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
     if chunk.engine == "compiled":
         condition = chunk.condition
         tables, n_hands = compiled.load().play_chunk_tables(
-            condition.name, condition.rules, condition.players, seed=chunk.seed, start=chunk.start, stop=chunk.stop
+            condition.name,
+            condition.rules,
+            condition.players,
+            seed=chunk.seed,
+            start=chunk.start,
+            stop=chunk.stop,
+            seating=condition.seating,
         )
         return chunk.id, tables, n_hands
     hands: list[HandRecord] = []
@@ -83,7 +89,7 @@ def play_chunk(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
         )
         for game in range(chunk.start, chunk.stop):
             result = play_game(
-                rotated(condition.players, game),
+                condition.lineup(game),
                 rules=condition.rules,
                 seed=chunk.seed,
                 game=game,

@@ -24,6 +24,7 @@ from rummysim.margins import MARGINS as MARGINS
 from rummysim.margins import check_margin, check_precision, margin_text
 from rummysim.measures import DEFAULT_MEASURES, PLANNABLE
 from rummysim.rules import FIELDS, Rules
+from rummysim.seating import DEFAULT_SEATING, check_seating, seated
 from rummysim.secret_seed import SECRET, check_seed, recorded, seed_text
 from rummysim.seeding import STREAMS
 from rummysim.version import __version__
@@ -128,18 +129,29 @@ class Condition:
     """A check of the question with strong players (``strong: true``): it plays its own `games`, never
     sized by ``precision:``, and its comparisons are tested in a family of their own, so they never
     change the question's verdicts; the report says beside each verdict whether it holds with them."""
+    seating: str = DEFAULT_SEATING
+    """Who sits where in each game (`rummysim.seating`, R3.4): ``rotate`` or ``every_order``."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the condition with every rule resolved, as plain values (``strong`` only when it is one)."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "games": self.games,
-            "isolate": self.isolate,
-            "engine": self.engine,
-            "rules": self.rules.to_dict(),
-            "players": [dict(p) for p in self.players],
-        } | ({"strong": True} if self.strong else {})
+        """Return the condition with every rule resolved, as plain values (``strong`` and ``seating`` when not
+        the default: manifests stay as they were)."""
+        return (
+            {
+                "name": self.name,
+                "description": self.description,
+                "games": self.games,
+                "isolate": self.isolate,
+                "engine": self.engine,
+                "rules": self.rules.to_dict(),
+                "players": [dict(p) for p in self.players],
+            }
+            | ({"strong": True} if self.strong else {})
+            | ({"seating": self.seating} if self.seating != DEFAULT_SEATING else {})
+        )
+
+    def lineup(self, game: int) -> list[dict[str, Any]]:
+        """Return game `game`'s strategy specs, seat by seat (`rummysim.seating.seated`, R3.4)."""
+        return seated(self.players, game, self.seating)
 
 
 @dataclass(frozen=True)
@@ -282,15 +294,6 @@ class Experiment:
         return Experiment(**{**self.__dict__, **changes}) if changes else self
 
 
-def rotated(players: tuple[dict[str, Any], ...], game: int) -> list[dict[str, Any]]:
-    """Return the lineup of a game: seat s plays ``players[(s + game) % n]`` (R3.4).
-
-    Rotating by the game number seats every strategy in every seat equally often.
-    """
-    n = len(players)
-    return [players[(seat + game) % n] for seat in range(n)]
-
-
 def _field(data: Mapping[str, Any], key: str, where: str) -> Any:
     try:
         return data[key]
@@ -332,6 +335,7 @@ def _condition(data: Any, where: str, *, written_by: str) -> Condition:
         isolate=data.get("isolate"),
         engine=data.get("engine"),
         strong=data.get("strong") is True,
+        seating=check_seating(data.get("seating", DEFAULT_SEATING), f"{where}.seating"),
     )
 
 

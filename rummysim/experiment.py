@@ -31,14 +31,15 @@ from rummysim.experiment_file import read_experiment_file
 from rummysim.limits import MAX_CONDITIONS, MAX_GAMES, MAX_NAME, MAX_TIME_LIMIT, seconds_within, whole_number_within
 from rummysim.measures import SKILL
 from rummysim.rules import FIELDS, Rules, check_setting
+from rummysim.seating import DEFAULT_SEATING, check_seating
 from rummysim.secret_seed import check_seed
 from rummysim.specs import check_names, strategy_label
 from rummysim.strategies import check_strategy
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
-        "isolate", "engine", "margin", "precision", "max_games", "skill", "measures", "sandbox")  # fmt: skip
+        "isolate", "engine", "margin", "precision", "max_games", "skill", "measures", "sandbox", "seating")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
-CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine", "strong")
+CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine", "strong", "seating")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -139,6 +140,7 @@ class _Draft(NamedTuple):
     isolate: bool | None = None
     engine: str | None = None
     strong: bool = False
+    seating: str | None = None
 
 
 def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
@@ -201,7 +203,8 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         drafts, factors = _on_grid(data["grid"], drafts, lineup, where)
     if not drafts:
         drafts = [_Draft("default", {}, {}, lineup, "")]
-    conditions = tuple(_condition(base, draft, where) for draft in drafts)
+    seating = check_seating(data.get("seating", DEFAULT_SEATING), f"{where}: seating")
+    conditions = tuple(_condition(base, draft, where, seating) for draft in drafts)
     check_names((p for c in conditions for p in c.players), where=f"{where}: players")  # as `run` does
     measures = check_measures(data.get("measures"), f"{where}: measures")
     sizing = _sizing(data, conditions, games, where)
@@ -280,12 +283,13 @@ def _draft(cname: Any, body: Any, lineup: tuple[dict[str, Any], ...], where: str
     isolate = _flag(body["isolate"], f"conditions.{cname}.isolate", where) if "isolate" in body else None
     engine = check_engine(body["engine"], f"{where}: conditions.{cname}.engine") if "engine" in body else None
     strong = _flag(body["strong"], f"conditions.{cname}.strong", where) if "strong" in body else False
+    seating = check_seating(body["seating"], f"{where}: conditions.{cname}.seating") if "seating" in body else None
     if strong and games_here is None:
         raise ConfigError(
             f"{where}: conditions.{cname}.strong: a check with strong players plays the games it names, not "
             "as many as precision: needs; give it games:", key="games"
         )  # fmt: skip
-    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine, strong)
+    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine, strong, seating)
 
 
 def _check_count(count: int, key: str, where: str) -> None:
@@ -320,8 +324,8 @@ def _on_grid(
     return crossed, factors
 
 
-def _condition(base: dict[str, Any], draft: _Draft, where: str) -> Condition:
-    """Return a draft as a `Condition`, with its rules built."""
+def _condition(base: dict[str, Any], draft: _Draft, where: str, seating: str) -> Condition:
+    """Return a draft as a `Condition`, with its rules built; `seating` is the experiment's (R3.4)."""
     return Condition(
         draft.name,
         _rules(base, draft, where),
@@ -331,6 +335,7 @@ def _condition(base: dict[str, Any], draft: _Draft, where: str) -> Condition:
         draft.isolate,
         draft.engine,
         draft.strong,
+        draft.seating or seating,
     )
 
 

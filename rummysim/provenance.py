@@ -72,6 +72,13 @@ def plugin_sources(experiment: Experiment) -> dict[str, dict[str, Any]]:
     return found
 
 
+SEATS = (
+    "seat s of game g plays players[(s + g) % n] (seating: rotate) or, with seating: every_order, players[p[s]], "
+    "p the (g mod n!)-th permutation of range(n) in lexicographic order (rummysim.seating)"
+)
+"""How a game's seats are filled (R3.4), as the manifest records it."""
+
+
 def seeds(seed: int) -> dict[str, Any]:
     """Return the seed and how every random stream derives from it (`rummysim.seeding`)."""
     if isinstance(seed, Secret):
@@ -80,12 +87,12 @@ def seeds(seed: int) -> dict[str, Any]:
             "deal": "SplitMix64 keyed by derive(BLAKE2b(key=secret, (0, game)), hand): deal (sub-key 0), rebuild r",
             "strategy": "PCG64(BLAKE2b(key=secret, (1, game, seat))): each bot, a keyed one-way key",
             "first_dealer": "SplitMix64 keyed by BLAKE2b(key=secret, (2, game))",
-            "seats": "seat s of game g plays players[(s + g) % n]",
+            "seats": SEATS,
         }
     return {
         "seed": seed,
         "deal": "SplitMix64 keyed by derive(root(seed), 0, game, hand): deal (sub-key 0), rebuild r (1 + r)",
         "strategy": "PCG64(BLAKE2b(SeedSequence(seed, spawn_key=(1, game, seat)))): each bot, a one-way key",
         "first_dealer": "SplitMix64 keyed by derive(root(seed), 2, game)",
-        "seats": "seat s of game g plays players[(s + g) % n]",
+        "seats": SEATS,
     }

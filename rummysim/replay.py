@@ -2,7 +2,7 @@
 
 A hand is fully determined by the experiment and its seed (`rummysim.seeding`): the deal
 and stock rebuilds by (seed, game, hand), each bot by (seed, game, seat), the first
-dealer by (seed, game), and seat s of game g plays ``players[(s + g) % n]``. A hand in
+dealer by (seed, game), and seat s of game g plays the lineup its seating gives (`rummysim.seating`). A hand in
 the middle of a game also depends on the hands before it (the scores, the dealer and
 what the bots remember), so `replay_hand` plays the game again from its first hand with
 the manifest's resolved experiment, exactly as the runner did, and stops after the hand
@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from rummysim.cards import parse_card
-from rummysim.design import Condition, Experiment, check_streams, from_manifest, rotated
+from rummysim.design import Condition, Experiment, check_streams, from_manifest
 from rummysim.engine import HandResult
 from rummysim.errors import BotError, ConfigError, RummysimError, nearest
 from rummysim.game import play_game
@@ -151,7 +151,7 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
         if not hands:
             raise ConfigError(f"--game {game}: no rows of condition {condition} in {folder / 'hands.parquet'}")
         _check_index(hand, hands, "--hand", f"game {game} of condition {condition}")
-    rules, players = spec.rules, spec.players
+    rules, players = spec.rules, spec.lineup(game)
     if seat is not None:
         _check_index(seat, range(rules.n_players), "--seat", f"a table of {rules.n_players} players")
     seed = experiment.seed
@@ -169,7 +169,7 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
         else:
             mismatches += _compare(result.turns, turn_rows, lambda r: f"turn {r.turn}")
         checked += " and turns.parquet"
-    who = [f"seat {s} ({strategy_label(p)})" for s, p in enumerate(rotated(players, game))]
+    who = [f"seat {s} ({strategy_label(p)})" for s, p in enumerate(players)]
     lines = [
         f"Replay of {folder}: condition {condition}, game {game}, hand {hand} (numbered from 0), seed {seed}",
         *_transcript(result, rules=rules, game=game, hand=hand, seat=seat, who=who, before=before),
@@ -191,7 +191,7 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
 
 
 def _play_to(
-    players: tuple[Any, ...], *, rules: Rules, seed: int, game: int, hand: int
+    players: list[Any], *, rules: Rules, seed: int, game: int, hand: int
 ) -> tuple[HandResult, list[int], BotError | None]:
     """Play the game as the runner did, traced, until `hand` has been played or a bot stopped it.
 
@@ -208,7 +208,7 @@ def _play_to(
             scores[result.winner] += result.points
 
     try:
-        play_game(rotated(players, game), rules=rules, seed=seed, game=game, trace=True, on_hand=watch)
+        play_game(players, rules=rules, seed=seed, game=game, trace=True, on_hand=watch)
     except _Reached as reached:
         return reached.result, scores, None
     except BotError as error:
@@ -239,7 +239,7 @@ def _plays(condition: Condition, error: BotError, experiment: Experiment) -> boo
     assert error.game is not None
     if error.game >= experiment.games_of(condition) or error.rules not in (None, condition.rules):
         return False
-    lineup = [strategy_label(p) for p in rotated(condition.players, error.game)]
+    lineup = [strategy_label(p) for p in condition.lineup(error.game)]
     if error.names:
         return list(error.names) == lineup
     return error.seat is not None and error.seat < len(lineup) and lineup[error.seat] == error.strategy

@@ -9,7 +9,7 @@
   no table the manifest records is missing;
 - each table has the schema of `rummysim.results.SCHEMAS`; then, game by game, reading the
   tables in row batches (`rummysim.verify_rows`, so memory does not grow with the run):
-  the rows the experiment implies and each seat's rotation (R3.4), every hand's points
+  the rows the experiment implies and each seat's seating (R3.4), every hand's points
   from the holdings left (R8, R12.3) and the scores (R11);
 - optionally, N hands drawn across the run from a sample seed replay from the
   experiment's seed to the stored rows, on the reference or the compiled engine.
@@ -256,7 +256,8 @@ def _replayed(folder: Path, experiment: Experiment, condition: Any, game: int, h
         if twinless:
             raise RuntimeError(f"{twinless[0]['strategy']} has no compiled twin")
         tables, _ = compiled.load().play_chunk_tables(condition.name, condition.rules, condition.players,
-                                                      seed=experiment.seed, start=game, stop=game + 1)  # fmt: skip
+                                                      seed=experiment.seed, start=game, stop=game + 1,
+                                                      seating=condition.seating)  # fmt: skip
     except RuntimeError as error:
         result.unchecked.append(f"hands of condition {condition.name} on the compiled engine ({error}; "
                                 "replay them with --engine python)")  # fmt: skip

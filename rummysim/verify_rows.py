@@ -3,7 +3,7 @@
 `check_tables` reads ``hands.parquet`` and ``games.parquet`` side by side in batches of
 `BATCH_ROWS` rows (pyarrow's ``ParquetFile.iter_batches``), cuts them into blocks of whole
 games (the rows of a batch's last game wait for the next batch) and checks each block:
-the rows every game x seat and hand x seat implies, each seat's rotation (R3.4), the
+the rows every game x seat and hand x seat implies, each seat's seating (R3.4), the
 points (R8, R12.3) and the scores (R11). What holds across games (no game missing or
 given twice, the turns' count) is kept as a number per condition. Memory is then a batch
 and one game, whatever the number of rows; the answer is the same for any batch size
@@ -29,6 +29,7 @@ from rummysim.design import Experiment
 from rummysim.moves import WentOutBy
 from rummysim.results import SCHEMAS
 from rummysim.rules import StockOut
+from rummysim.seating import seat_table
 from rummysim.specs import strategy_label
 
 BATCH_ROWS = 1 << 18
@@ -201,8 +202,10 @@ def _check_rows(experiment: Experiment, hands: pd.DataFrame, games: pd.DataFrame
         _bad_rows(problems, missing.assign(condition=condition.name),
                   f"missing game x seat rows ({n_games} games of {n} seats)", where("games"))  # fmt: skip
         for kind, frame in (("games", g), ("hands", hands[hands.condition == condition.name])):
-            wrong = frame[frame.strategy.to_numpy() != labels[(frame.seat + frame.game).to_numpy() % n]]
-            _bad_rows(problems, wrong, "a seat plays another strategy than its rotation gives (R3.4)", where(kind))
+            table = seat_table(n, condition.seating)
+            seated = labels[table[frame.game.to_numpy() % len(table), frame.seat.to_numpy()]]
+            wrong = frame[frame.strategy.to_numpy() != seated]
+            _bad_rows(problems, wrong, "a seat plays another strategy than its seating gives (R3.4)", where(kind))
         h = hands[hands.condition == condition.name]
         per_game = h.groupby("game").agg(rows=("seat", "size"), hands=("hand", "nunique"), low=("hand", "min"),
                                          high=("hand", "max"))  # fmt: skip

@@ -14,7 +14,6 @@ import pytest
 from click.testing import CliRunner
 
 from rummysim.cli import main
-from rummysim.design import rotated
 from rummysim.errors import IllegalMoveError, StrategyError
 from rummysim.experiment import parse_experiment
 from rummysim.game import play_game
@@ -79,7 +78,7 @@ def first_failure(path: Path, condition: str) -> IllegalMoveError | StrategyErro
     spec = experiment.condition(condition)
     for game in range(experiment.games_of(spec)):
         try:
-            play_game(rotated(spec.players, game), rules=spec.rules, seed=experiment.seed, game=game)
+            play_game(spec.lineup(game), rules=spec.rules, seed=experiment.seed, game=game)
         except (IllegalMoveError, StrategyError) as error:
             return error
     raise AssertionError("no bot failed")

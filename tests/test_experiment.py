@@ -412,7 +412,7 @@ MISSING = "missing; an experiment needs name, question, seed, games, players"
 RULE_KEYS = ", ".join(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 TOP_KEYS = (
     "name, question, description, seed, games, players, rules, conditions, grid, time_limit, isolate, engine, "
-    "margin, precision, max_games, skill, measures, sandbox"
+    "margin, precision, max_games, skill, measures, sandbox, seating"
 )
 FOLDER = "must be 1 to 100 letters, digits, '-' and '_' (it names the results folder)"
 DEFAULT = "(in condition 'default', 2 players)"
@@ -457,7 +457,8 @@ BAD = [
     ),
     pytest.param(
         conditions(x={"seed": 3}),
-        "conditions.x.seed: unknown key; valid keys are rules, players, games, description, isolate, engine, strong",
+        "conditions.x.seed: unknown key; valid keys are rules, players, games, description, isolate, engine, strong, "
+        "seating",
         id="condition-body-seed",
     ),
     pytest.param({**BASE, "grid": {"acee": ["low"]}}, "grid.acee: unknown key; did you mean 'ace'?", id="grid-key"),

@@ -14,12 +14,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from rummysim.chunks import plan
-from rummysim.design import rotated
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.results import load_results
 from rummysim.resume import lock as _lock
 from rummysim.runner import run_experiment
+from rummysim.seating import seated
 
 SPEC = {
     "name": "tiny",
@@ -109,7 +109,7 @@ def test_seats_rotate_so_every_strategy_sits_in_every_seat_equally(reference):
     games = reference.games
     counts = games.groupby(["condition", "strategy", "seat"]).size()
     assert (counts == 6).all() and len(counts) == 2 * 2 * 2
-    assert rotated(({"strategy": "a"}, {"strategy": "b"}, {"strategy": "c"}), 1) == [
+    assert seated(({"strategy": "a"}, {"strategy": "b"}, {"strategy": "c"}), 1) == [
         {"strategy": "b"},
         {"strategy": "c"},
         {"strategy": "a"},

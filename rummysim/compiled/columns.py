@@ -35,6 +35,7 @@ from rummysim.compiled.lookups import lookups_of
 from rummysim.compiled.state import HAND, new_hand
 from rummysim.results import SCHEMAS
 from rummysim.rules import Ace, Rules
+from rummysim.seating import DEFAULT_SEATING, seat_table
 from rummysim.seeding import game_hands_keys, game_keys, strategy_rng, stream_key
 from rummysim.specs import Spec, strategy_label
 from rummysim.strategies import make_strategy
@@ -57,8 +58,13 @@ def lineup_arrays(players: Sequence[Spec]) -> tuple[np.ndarray, np.ndarray]:
     return np.array(codes, np.int64), np.array(params, np.float64)
 
 
-def stream_keys(players: Sequence[Spec], codes: np.ndarray, *, seed: int, start: int, stop: int) -> np.ndarray:
-    """Return each game's and seat's `Stream` key, from the seat's bot generator (uniform's and expert's seats only)."""
+def stream_keys(
+    players: Sequence[Spec], codes: np.ndarray, seats: np.ndarray, *, seed: int, start: int, stop: int
+) -> np.ndarray:
+    """Return each game's and seat's `Stream` key, from the seat's bot generator (uniform's and expert's seats only).
+
+    `seats` is the condition's seating table (`rummysim.seating.seat_table`).
+    """
     n = len(players)
     keys = np.zeros((max(stop - start, 0), n), np.uint64)
     drawing = (codes == UNIFORM) | (codes == EXPERT)
@@ -66,7 +72,7 @@ def stream_keys(players: Sequence[Spec], codes: np.ndarray, *, seed: int, start:
         return keys
     for game in range(start, stop):
         for seat in range(n):
-            if drawing[(seat + game) % n]:
+            if drawing[seats[game % len(seats), seat]]:
                 keys[game - start, seat] = stream_key(strategy_rng(seed, game, seat))
     return keys
 
@@ -135,17 +141,19 @@ def to_tables(condition: str, labels: Sequence[str], hands: np.ndarray, games: n
 
 def play_chunk_tables(
     condition: str, rules: Rules, players: Sequence[Spec], *, seed: int, start: int, stop: int, audit: bool = False,
-    deals: np.ndarray | None = None,
+    deals: np.ndarray | None = None, seating: str = DEFAULT_SEATING,
 ) -> tuple[dict[str, pa.Table], int]:  # fmt: skip
     """Play games ``start`` to ``stop`` of a condition compiled; return its tables and its number of hands.
 
+    Game g seats `players` by `seating` (`rummysim.seating`, R3.4), as the reference engine does.
     `audit` checks after every turn that each card is in exactly one place (R1.2). `deals`, if
     given, holds for each game the game whose deals and first dealer it plays (duplicate deals,
     `rummysim.variance_factors`); by default each game plays its own.
     """
     codes, params = lineup_arrays(players)
     search = search_room(rules.n_players, codes, params)
-    keys = stream_keys(players, codes, seed=seed, start=start, stop=stop)
+    seats = seat_table(rules.n_players, seating)
+    keys = stream_keys(players, codes, seats, seed=seed, start=start, stop=stop)
     hands_keys, dealer_keys = game_hands_keys(seed, start, stop), game_keys(seed, start, stop)
     if deals is not None:
         hands_keys = np.array([game_hands_keys(seed, d, d + 1)[0] for d in deals], np.uint64)
@@ -155,6 +163,7 @@ def play_chunk_tables(
         settings_array(rules),
         codes,
         params,
+        seats,
         hands_keys,
         dealer_keys,
         start,

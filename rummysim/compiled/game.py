@@ -196,13 +196,14 @@ def _game_rows(
 
 @njit(cache=True)
 def play_games(
-    tables: np.ndarray, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, hands_keys: np.ndarray,
-    dealer_keys: np.ndarray, start: int, stop: int, stream_keys: np.ndarray, audit: bool, store: np.ndarray,
-    search: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+    tables: np.ndarray, rules: np.ndarray, lineup: np.ndarray, lineup_params: np.ndarray, seats: np.ndarray,
+    hands_keys: np.ndarray, dealer_keys: np.ndarray, start: int, stop: int, stream_keys: np.ndarray, audit: bool,
+    store: np.ndarray, search: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Play games ``start`` to ``stop`` of one condition (R3-R11); return the hand rows and the game rows.
 
-    Seat s of game g plays lineup entry ``(s + g) % n`` (`rummysim.design.rotated`);
+    Seat s of game g plays lineup entry ``seats[g % len(seats), s]`` (the seating table,
+    `rummysim.seating.seat_table`, R3.4);
     ``stream_keys[g - start, s]`` is that seat's `Stream` key (uniform's and expert's). Game
     g's hands derive their keys from ``hands_keys[g - start]`` and its first dealer is drawn
     from ``dealer_keys[g - start]`` (`rummysim.seeding.game_hands_keys`, `game_keys`). `audit`
@@ -222,7 +223,7 @@ def play_games(
     row = 0
     for game in range(start, stop):
         for seat in range(n):
-            labels[seat] = (seat + game) % n
+            labels[seat] = seats[game % seats.shape[0], seat]
             policies[seat] = lineup[labels[seat]]
             for j in range(params.shape[1]):  # loops, not slices (see _grow)
                 params[seat, j] = lineup_params[labels[seat], j]
