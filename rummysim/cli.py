@@ -258,6 +258,7 @@ def validate(experiment_file: str, pilot_games: int) -> None:
     from rummysim.engine_choice import choose_engine
     from rummysim.experiment import load_experiment
     from rummysim.limits import MAX_GAMES, whole_number_within
+    from rummysim.seating import seating_note
     from rummysim.strategies import check_strategy
     from rummysim.strategies.registry import is_builtin
 
@@ -273,6 +274,7 @@ def validate(experiment_file: str, pilot_games: int) -> None:
         note = f", sealed: {', '.join(sealed)}" if sealed and experiment.isolates(condition) else ""
         note += f", engine: {choice.engine}" + (f" ({choice.why})" if choice.engine == "python" else "")
         note += f", playouts: {choice.playouts}" if choice.playouts else ""
+        note += seating_note(condition.rules.n_players, experiment.games_of(condition), condition.seating)
         click.echo(
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"
         )

@@ -57,6 +57,19 @@ def seated(players: Sequence[T], game: int, seating: str = DEFAULT_SEATING) -> l
     return [players[i] for i in seat_order(len(players), game, seating)]
 
 
+def seating_note(n: int, games: int, seating: str) -> str:
+    """Return what `rummysim validate` says of a condition's seating: nothing for the default.
+
+    With ``every_order`` it names the number of orders, and says so when `games` does not play
+    each of them equally often (a multiple of n!).
+    """
+    if seating == DEFAULT_SEATING:
+        return ""
+    orders = len(_rows(n, seating))
+    balance = "" if games % orders == 0 else f"; {games} games are not a multiple of {orders}: orders uneven"
+    return f", seating: {seating} ({orders} orders{balance})"
+
+
 def check_seating(value: Any, where: str) -> str:
     """Return a seating if it is one of `SEATINGS`, else raise `ConfigError` naming `where`."""
     if value not in SEATINGS:

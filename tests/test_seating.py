@@ -8,6 +8,7 @@ from collections import Counter
 
 import pandas as pd
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from rummysim.cli import main
@@ -78,6 +79,15 @@ def test_a_bad_seating_is_a_one_line_error_naming_the_key_and_the_rule(where, na
         parse_experiment(SPEC | where, source="o.yaml")
     text = str(error.value)
     assert named in text and "rotate, every_order" in text and "R3.4" in text and "\n" not in text
+
+
+def test_validate_names_the_seating_and_warns_when_the_games_leave_the_orders_uneven(tmp_path):
+    path = tmp_path / "o.yaml"
+    path.write_text(yaml.safe_dump(SPEC | {"games": 10}))
+    lines = CliRunner().invoke(main, ["validate", str(path)]).output.splitlines()
+    assert lines[1].endswith("seating: every_order (6 orders; 10 games are not a multiple of 6: orders uneven)")
+    path.write_text(yaml.safe_dump(SPEC | {"seating": "rotate"}))
+    assert "seating" not in CliRunner().invoke(main, ["validate", str(path)]).output
 
 
 @pytest.fixture(scope="module")
