@@ -15,6 +15,7 @@ from rummysim.cli import main
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
 from rummysim.replay import replay_hand
+from rummysim.report import build_report
 from rummysim.runner import run_experiment
 from rummysim.seating import seat_order, seat_table, seated
 from tests.test_verify import rewrite
@@ -132,3 +133,8 @@ def test_verify_catches_a_seat_that_plays_another_strategy_than_its_seating_give
     rewrite(folder, "games", games, reseal=True)
     result = CliRunner().invoke(main, ["verify", str(folder)])
     assert result.exit_code != 0 and "than its seating gives (R3.4)" in result.output
+
+
+def test_the_report_says_a_table_was_played_in_every_order(ordered):
+    report = build_report(ordered.folder).markdown.read_text()
+    assert "greedy, rummy_hunter, cautious (every order around the table)" in report

@@ -55,7 +55,8 @@ def _interval(value: float, low: float, high: float, *, scale: float = 1.0, digi
 
 
 def conditions_table(analysis: Analysis) -> pd.DataFrame:
-    """Return the conditions: players, the rules that differ from the first, games and hands."""
+    """Return the conditions: players (with their seating where it is not the rotation, R3.4), the rules that
+    differ from the first, games and hands."""
     experiment = analysis.experiment
     base = settings_said(experiment.conditions[0].rules.to_dict())
     rows = []
@@ -64,6 +65,8 @@ def conditions_table(analysis: Analysis) -> pd.DataFrame:
         rules = settings_said(condition.rules.to_dict())
         changed = ", ".join(f"{k}={v}" for k, v in rules.items() if base.get(k) != v) or "as the first"
         players = ", ".join(strategy_name(str(p["strategy"])) for p in condition.players)
+        if condition.seating != "rotate" and len(condition.players) > 2:  # at 2 players the seatings agree
+            players += f" ({condition.seating.replace('_', ' ')} around the table)"
         rows.append({"condition": c.name, "players": players, "rules": changed, "games": c.games,
                      "decided games": c.decided_games, "hands": c.hands})  # fmt: skip
     return pd.DataFrame(rows)
