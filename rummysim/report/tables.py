@@ -12,6 +12,7 @@ import pandas as pd
 
 from rummysim.analysis import DESCRIPTIONS, Analysis, Estimate
 from rummysim.report.wording import num, p_text, settings_said
+from rummysim.seating import DEFAULT_SEATING
 from rummysim.specs import strategy_name
 
 GRID = (
@@ -65,7 +66,7 @@ def conditions_table(analysis: Analysis) -> pd.DataFrame:
         rules = settings_said(condition.rules.to_dict())
         changed = ", ".join(f"{k}={v}" for k, v in rules.items() if base.get(k) != v) or "as the first"
         players = ", ".join(strategy_name(str(p["strategy"])) for p in condition.players)
-        if condition.seating != "rotate" and len(condition.players) > 2:  # at 2 players the seatings agree
+        if condition.seating != DEFAULT_SEATING and len(condition.players) > 2:  # at 2 players the seatings agree
             players += f" ({condition.seating.replace('_', ' ')} around the table)"
         rows.append({"condition": c.name, "players": players, "rules": changed, "games": c.games,
                      "decided games": c.decided_games, "hands": c.hands})  # fmt: skip
