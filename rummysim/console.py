@@ -95,7 +95,7 @@ def write_report(folder: Path, *, quiet: bool, results: Any = None) -> None:
             error, folder=folder, doing="writing the report", then=f"run: rummysim report {folder}"
         ) from error
     if not quiet and report.verdicts:
-        click.echo(f"{report.markdown.parent.name}: the verdicts (details in the report)")
+        click.echo(f"{report.markdown.parent.name}: the answer (details in the report)")
         for sentence in report.verdicts:
             click.echo(f"  {sentence}")
     click.echo(str(report.markdown))

@@ -21,7 +21,7 @@ from rummysim.analysis.frames import game_outcomes
 from rummysim.analysis.ladder import Ladder, Ranking, Status, fit, ladder, stages
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
-from rummysim.report.ladder import chance_text, draw_ladder, ladder_lines
+from rummysim.report.ladder import chance_text, draw_ladder, ladder_lines, ladder_notes, pairing_lines
 
 TRUTH = {"greedy": 0.0, "rummy_hunter": 0.6, "cautious": 1.0, "montecarlo": 2.0}
 PAIRS = [("greedy", "rummy_hunter"), ("rummy_hunter", "cautious"), ("greedy", "cautious"), ("cautious", "montecarlo")]
@@ -184,10 +184,16 @@ def test_ladder_of_an_analysis_fits_the_base_rules_lists_the_others_and_reads_as
     # the same tables and seed give the same ladder
     again = ladder(analysis, games=games, resamples=100)
     assert again is not None and again.table().equals(found.table())
-    lines = ladder_lines(analysis, found)
+    lines = ladder_lines(found) + pairing_lines(analysis, found)
     chance = found.win_probability("montecarlo").value
     assert lines[0].startswith(f"`montecarlo` tops the ladder: it beats `greedy` in {chance_text(chance)} two-player")
-    assert "`no_bonus` is not in the ladder (other rules: rummy_multiplier 1 (fitted: 2))" in lines[0]
+    order = ", ".join(f"`{r.strategy}`" for r in found.ratings)
+    assert lines[0].endswith(f" Strongest first: {order}.") and order.startswith("`montecarlo`, ")
+    head = found.win_probability("montecarlo", "cautious")
+    assert head.low > 0.5 and f", and `cautious`, the next, in {100 * head.value:.1f}% [" in lines[0]
+    assert "`no_bonus` is not in the ladder (other rules: rummy_multiplier 1 (fitted: 2))" in ladder_notes(
+        analysis, found
+    )
     assert "| 4 | `greedy` | 0 (reference) | – | 1,200 |" in lines  # 2 pairs and the table, 400 games each
     left_out = "| `no_bonus` (not in the ladder) | 2 | `rummy_hunter` beats `greedy` |"
     assert any(line.startswith(left_out) for line in lines)
@@ -206,9 +212,7 @@ def test_the_lead_says_when_the_top_two_are_not_told_apart():
     assert {top, second} == {"montecarlo", "cautious"}
     head = found.win_probability(top, second)
     assert head.low < 0.5 < head.high
-    assert (
-        f", though it is not shown to be ahead of `{second}` (it would beat it in" in ladder_lines(analysis, found)[0]
-    )
+    assert f", though it is not shown to be ahead of `{second}` (it would beat it in" in ladder_lines(found)[0]
 
 
 def test_no_ladder_when_it_would_say_no_more_than_one_pair():

@@ -35,7 +35,7 @@ from rummysim.report.explorer import write_explorer
 from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_plot, save
 from rummysim.report.glossary import glossary_lines
 from rummysim.report.html import render_html
-from rummysim.report.ladder import draw_ladder, ladder_lines
+from rummysim.report.ladder import draw_ladder, ladder_lines, ladder_notes, lead, leads, pairing_lines
 from rummysim.report.sizing import sizing_lines
 from rummysim.report.strong import grouped, holds, strong_section
 from rummysim.report.tables import (
@@ -63,31 +63,42 @@ class Report:
     figures: dict[str, Path]
     tables: dict[str, Path]
     verdicts: tuple[str, ...] = ()
-    """The verdict sentences, as plain text (`rummysim run` prints them when it finishes)."""
+    """The answer's sentences as plain text (`rummysim run` prints them when it finishes): the verdicts, after the
+    ladder's lead where the ladder is the answer (`rummysim.report.ladder.leads`)."""
 
 
 def render_markdown(
     analysis: Analysis, figures: dict[str, Path], folder: Path, *, sizing: Mapping[str, Any] | None = None,
     rated: Ladder | None = None,
 ) -> str:  # fmt: skip
-    """Return report.md: the question, its verdicts and their picture, what else changes, the evidence, the tables.
+    """Return report.md: the question, its answer, what else changes, the evidence, the tables.
 
-    A player reads the verdicts first, in the rule's own words (`rummysim.report.verdicts`);
-    each term is in the glossary at the end, each rule in the rulebook the report links to.
+    A player reads the answer first: the verdicts in the rule's own words
+    (`rummysim.report.verdicts`), or, where the experiment is a round robin of bots, the ladder
+    (`rummysim.report.ladder.leads`) with its planned comparisons after it. Each term is in the
+    glossary at the end, each rule in the rulebook the report links to.
     """
     found = verdicts(analysis)
     titles = {i: group_title(analysis, comp) for i, comp in enumerate(analysis.comparisons)}
     parts = [f"# {analysis.question}"]
     notes = [holds(analysis, v) for v in found]
-    parts += grouped(found, notes) or ["No comparison was planned: the conditions are described one by one below."]
+    answers = grouped(found, notes)
     if "answer" in figures:
         alt = "The answer at a glance: each planned change with its 95% interval and margin"
-        parts.append(f"![{alt}]({_rel(figures['answer'], folder)})")
-    parts.append(_reading_note(analysis, folder))
-    parts += strong_section(analysis)
+        answers.append(f"![{alt}]({_rel(figures['answer'], folder)})")
+    board = []
     if rated is not None:
-        parts += ["## The ladder: how strong is each strategy?", "\n".join(ladder_lines(analysis, rated))]
-        parts.append(f"![The ladder: each strategy's rating with its 95% interval]({_rel(figures['ladder'], folder)})")
+        chart = f"![The ladder: each strategy's rating with its 95% interval]({_rel(figures['ladder'], folder)})"
+        board = ["\n".join(ladder_lines(rated)), chart, ladder_notes(analysis, rated)]
+        board.append("\n".join(pairing_lines(analysis, rated)))
+    if rated is not None and leads(analysis, rated):  # a round robin: the ladder is the answer
+        parts += [*board[:3], _reading_note(analysis, folder)]
+        parts += ["## The planned comparisons", *answers] if found else []
+        parts += [*strong_section(analysis), "## Each pairing", board[3]]
+    else:
+        parts += answers or ["No comparison was planned: the conditions are described one by one below."]
+        parts += [_reading_note(analysis, folder), *strong_section(analysis)]
+        parts += ["## The ladder: how strong is each strategy?", *board] if board else []
     changes = other_changes(analysis, titles)
     if analysis.comparisons:
         none = "Nothing else changes at a 5% false discovery rate."
@@ -218,7 +229,10 @@ def build_report(
     write_text_atomic(text, md)
     html = folder / "report.html"
     write_text_atomic(render_html(text, title=analysis.question, folder=folder), html)
-    return Report(md, html, figures, paths, tuple(v.sentence.replace("`", "") for v in found))
+    said = [v.sentence for v in found]
+    if rated is not None and leads(analysis, rated):
+        said.insert(0, lead(rated))
+    return Report(md, html, figures, paths, tuple(sentence.replace("`", "") for sentence in said))
 
 
 def _summary_tables(analysis: Analysis, folder: Path) -> dict[str, Path]:

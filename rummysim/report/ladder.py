@@ -3,7 +3,8 @@
 The ratings come from `rummysim.analysis.ladder` (Bradley-Terry and Plackett-Luce by maximum
 likelihood; docs/metrics.md, "The ladder"). A rating is shown as a log-strength and as the chance
 to beat the reference bot in a two-player game; a strategy whose rating is only bounded (it won or
-lost every game against the others) is shown as "at least" or "at most", never as a number.
+lost every game against the others) is shown as "at least" or "at most", never as a number. Where
+the ladder is what the experiment asks (`leads`), the report opens with it, before any verdict.
 """
 
 from __future__ import annotations
@@ -66,7 +67,18 @@ def rating_text(r: Rating) -> str:
     return f"{e.value:+.2f} [{ends}]"
 
 
-def _lead(ladder: Ladder) -> str:
+def leads(analysis: Analysis, ladder: Ladder) -> bool:
+    """Whether the ladder is the report's answer: it rates more conditions than the planned comparisons compare.
+
+    A round robin of bots (experiments/bots.yaml) asks how strong each is, and a comparison of
+    rules beside it (its pairing without the going-rummy bonus) is a side question; an
+    experiment of rules that also seats several pairings asks about the rules, its verdicts first.
+    """
+    compared = {name for c in analysis.comparisons for name in (c.reference, c.other)}
+    return len(ladder.conditions) > len(compared)
+
+
+def lead(ladder: Ladder) -> str:
     """Return the ladder's first sentence: who tops it, and how often it beats the reference."""
     top, ref = ladder.ratings[0], ladder.reference
     chance = ladder.win_probability(top.strategy)
@@ -84,7 +96,10 @@ def _lead(ladder: Ladder) -> str:
                 f", though it is not shown to be ahead of `{second.strategy}` (it would beat it in "
                 f"{_percent(close)} of two-player games)"
             )
-    return text + "."
+        else:
+            text += f", and `{second.strategy}`, the next, in {_percent(close)} of them"
+    order = ", ".join(f"`{r.strategy}`" for r in ladder.ratings if r.status is not Status.APART)
+    return text + f". Strongest first: {order}."
 
 
 def _pairing_row(analysis: Analysis, p: Pairing) -> str:
@@ -96,13 +111,24 @@ def _pairing_row(analysis: Analysis, p: Pairing) -> str:
     return f"| {where} | {n} | {pair} | {p.share.n:,} | {_percent(p.share)} | {forecast} |"
 
 
-def ladder_lines(analysis: Analysis, ladder: Ladder) -> list[str]:
-    """Return the ladder section in markdown: a lead, the ladder table, then each condition's pairings."""
+def ladder_lines(ladder: Ladder) -> list[str]:
+    """Return the ladder in markdown: a lead a player can read, then the ladder table (`ladder_notes` and
+    `pairing_lines` follow)."""
+    ref = ladder.reference
+    lines = [lead(ladder), "", f"| | strategy | rating [95% interval] | beats `{ref}` (two players) | games |"]
+    lines.append("| ---: | --- | --- | --- | ---: |")
+    for i, r in enumerate(ladder.ratings, start=1):
+        chance = "–" if r.strategy == ref else _percent(ladder.win_probability(r.strategy))
+        lines.append(f"| {i} | `{r.strategy}` | {rating_text(r)} | {chance} | {r.games:,} |")
+    return lines
+
+
+def ladder_notes(analysis: Analysis, ladder: Ladder) -> str:
+    """Return how the ladder was fitted and what it leaves out, one paragraph under its table and chart."""
     ref = ladder.reference
     games = sum(int(analysis.frames[name]["decided"].sum()) for name in ladder.conditions)
     how = "the final scores' order" if ladder.ranking == "final scores" else "the winner"
-    lead = [
-        _lead(ladder),
+    words = [
         f"Each rating is a log-strength fitted by maximum likelihood over {games:,} decided games of "
         f"{len(ladder.conditions)} conditions under the same rules (Bradley-Terry for two players, Plackett-Luce on "
         f"{how} for more), with 95% bootstrap intervals; `{ref}`, the weakest with a rating of its own, is the "
@@ -111,26 +137,26 @@ def ladder_lines(analysis: Analysis, ladder: Ladder) -> list[str]:
     for r in ladder.ratings:
         if r.status in (Status.AT_LEAST, Status.AT_MOST):
             side = "ahead of" if r.status is Status.AT_LEAST else "behind"
-            lead.append(
+            words.append(
                 f"`{r.strategy}` only ever finished {side} the others it met, so its rating is only bounded: "
                 f"{rating_text(r)} (it beats `{ref}` in {_percent(ladder.win_probability(r.strategy))} of games)."
             )
         elif r.status is Status.APART:
-            lead.append(f"`{r.strategy}` never met the strategies of the ladder: it has no rating on their scale.")
+            words.append(f"`{r.strategy}` never met the strategies of the ladder: it has no rating on their scale.")
     for name, why in ladder.left_out.items():
-        lead.append(f"`{name}` is not in the ladder ({why}); its pairing is shown below.")
+        words.append(f"`{name}` is not in the ladder ({why}); its pairing is shown with the others.")
     if ladder.df and ladder.fit_p < 0.05:
-        lead.append(
+        words.append(
             f"One scale does not describe every pairing (likelihood-ratio test against each condition's own "
             f"ratings, p = {p_text(ladder.fit_p)} on {ladder.df} df): where a pairing's share differs from the "
-            "ladder's forecast below, one bot does better against the other than the ratings say."
+            "ladder's forecast, one bot does better against the other than the ratings say."
         )
-    lines = [" ".join(lead), "", f"| | strategy | rating [95% interval] | beats `{ref}` (two players) | games |"]
-    lines.append("| ---: | --- | --- | --- | ---: |")
-    for i, r in enumerate(ladder.ratings, start=1):
-        chance = "–" if r.strategy == ref else _percent(ladder.win_probability(r.strategy))
-        lines.append(f"| {i} | `{r.strategy}` | {rating_text(r)} | {chance} | {r.games:,} |")
-    lines += ["", "Each pairing, with the ladder's forecast of it:", ""]
+    return " ".join(words)
+
+
+def pairing_lines(analysis: Analysis, ladder: Ladder) -> list[str]:
+    """Return each condition's pairings in markdown, with the ladder's forecast of each."""
+    lines = ["Each pairing, with the ladder's forecast of it:", ""]
     lines.append("| condition | players | pairing | games | share [95% interval] | ladder's forecast |")
     lines.append("| --- | ---: | --- | ---: | --- | ---: |")
     lines += [_pairing_row(analysis, p) for p in ladder.pairings]
