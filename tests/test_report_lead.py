@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from rummysim.cli import main
 from rummysim.experiment import parse_experiment
-from rummysim.report import build_report
+from rummysim.report import Report, build_report
 from rummysim.runner import run_experiment
 
 VERDICT_WORDS = ("Yes", "No", "Can't tell")
@@ -36,17 +36,18 @@ RULES_WITH_PAIRINGS = {
 """Two pairings each under two rule sets: the question is the rules (R9), the ladder a side view."""
 
 
-def _body(text: str) -> list[str]:
-    """The report's paragraphs, headings and tables, in order."""
-    return [part for part in text.split("\n\n") if part.strip()]
+def reported(conditions: dict, tmp_path) -> tuple[Report, str, list[str]]:
+    """Play a small experiment, write its report; return it, its markdown, and its paragraphs in order."""
+    run_experiment(parse_experiment(spec(conditions), source="t.yaml"), out=tmp_path, n_jobs=1)
+    report = build_report(tmp_path / "t")
+    text = report.markdown.read_text()
+    parts = [part for part in text.split("\n\n") if part.strip()]
+    assert parts[0] == "# Which is it?"
+    return report, text, parts
 
 
 def test_a_round_robin_opens_with_its_ladder_and_its_comparison_of_rules_follows(tmp_path):
-    run_experiment(parse_experiment(spec(ROUND_ROBIN), source="t.yaml"), out=tmp_path, n_jobs=1)
-    report = build_report(tmp_path / "t")
-    text = report.markdown.read_text()
-    parts = _body(text)
-    assert parts[0] == "# Which is it?"
+    report, text, parts = reported(ROUND_ROBIN, tmp_path)
     assert " tops the ladder: it beats `greedy` in " in parts[1].split(". ")[0]  # the answer, first
     assert parts[2].startswith("| | strategy | rating [95% interval] |")  # the ladder's table under it
     comparisons = text.index("## The planned comparisons")
@@ -63,11 +64,7 @@ def test_a_round_robin_opens_with_its_ladder_and_its_comparison_of_rules_follows
 
 
 def test_an_experiment_of_rules_opens_with_its_verdicts_even_with_a_ladder_beside_them(tmp_path):
-    run_experiment(parse_experiment(spec(RULES_WITH_PAIRINGS), source="t.yaml"), out=tmp_path, n_jobs=1)
-    report = build_report(tmp_path / "t")
-    text = report.markdown.read_text()
-    parts = _body(text)
-    assert parts[0] == "# Which is it?"
+    report, text, parts = reported(RULES_WITH_PAIRINGS, tmp_path)
     assert parts[1].startswith("**") and "- **" in parts[2]  # the first comparison's title, then its verdicts
     ladder = text.index("## The ladder: how strong is each strategy?")
     assert text.index("- **") < ladder < text.index("Each pairing, with the ladder's forecast of it:")
