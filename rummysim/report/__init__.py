@@ -86,19 +86,18 @@ def render_markdown(
     if "answer" in figures:
         alt = "The answer at a glance: each planned change with its 95% interval and margin"
         answers.append(f"![{alt}]({_rel(figures['answer'], folder)})")
-    board = []
     if rated is not None:
         chart = f"![The ladder: each strategy's rating with its 95% interval]({_rel(figures['ladder'], folder)})"
         board = ["\n".join(ladder_lines(rated)), chart, ladder_notes(analysis, rated)]
-        board.append("\n".join(pairing_lines(analysis, rated)))
+        pairings = "\n".join(pairing_lines(analysis, rated))
     if rated is not None and leads(analysis, rated):  # a round robin: the ladder is the answer
-        parts += [*board[:3], _reading_note(analysis, folder)]
+        parts += [*board, _reading_note(analysis, folder)]
         parts += ["## The planned comparisons", *answers] if found else []
-        parts += [*strong_section(analysis), "## Each pairing", board[3]]
+        parts += [*strong_section(analysis), "## Each pairing", pairings]
     else:
         parts += answers or ["No comparison was planned: the conditions are described one by one below."]
         parts += [_reading_note(analysis, folder), *strong_section(analysis)]
-        parts += ["## The ladder: how strong is each strategy?", *board] if board else []
+        parts += ["## The ladder: how strong is each strategy?", *board, pairings] if rated is not None else []
     changes = other_changes(analysis, titles)
     if analysis.comparisons:
         none = "Nothing else changes at a 5% false discovery rate."
