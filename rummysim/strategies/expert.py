@@ -7,7 +7,8 @@ stay in that seat's holding, and the rest is the stock. On each deal it plays ea
 candidate move, then the rest of its turn and the hand on to its end (at most `depth`
 turns). Its own seat plays its default policy: rummy_hunter's melds (hidden while the
 going-rummy bonus pays, R8.3: for `patience` own turns, while no opponent holds `alarm`
-cards or fewer) and cautious' discards (`caution`, `hope`, `blind`). Every other seat is
+cards or fewer) and cautious' discards (`caution` 20, weighing a discard's danger more than
+cautious' 12; `hope`, `blind`). Every other seat is
 modelled melding at once (hiding for `their_patience` turns if more than 0) with cautious'
 discards at their defaults. The candidates are:
 take the discard or draw from the stock; the default's melds or the other plan (meld
@@ -97,7 +98,7 @@ class Expert(Cautious):
         confidence: float = 2.0,
         patience: int = 20,
         alarm: int = 3,
-        caution: float = 12.0,
+        caution: float = 20.0,
         hope: float = 4.0,
         blind: float = 2.0,
         their_patience: int = 0,
