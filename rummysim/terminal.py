@@ -27,6 +27,7 @@ from rummysim.cards import card_code
 from rummysim.core import keeps_taken
 from rummysim.errors import RummysimError, nearest
 from rummysim.moves import (
+    Discarded,
     Event,
     HandEnded,
     HandStarted,
@@ -105,6 +106,8 @@ class Human(Strategy):
         """The bot whose moves `hint` tells; it sees what this seat sees, events included."""
         self._hints: dict[tuple[int, int, int | None, int], str] = {}
         self._discard: int | None = None
+        self._told: list[Event] = []
+        """The events of plays a hint told the adviser before the engine did: each is not told again."""
 
     # -- the three decisions -------------------------------------------------------------
     def draw(self, view: PlayerView) -> Pile:
@@ -165,7 +168,12 @@ class Human(Strategy):
 
     def observe(self, event: Event) -> None:
         """Tell the player what the other seats do, and how each hand ends; the adviser sees every event too."""
-        self.adviser.observe(event)
+        if event in self._told:
+            self._told.remove(event)  # the adviser saw it when it chose its discard (`_advice`)
+        else:
+            self.adviser.observe(event)
+        if isinstance(event, Discarded) and event.seat == self.seat:
+            self._told.clear()  # what a hint told and the player did not play never comes
         if isinstance(event, HandStarted):
             self.write("")
             first = (event.dealer + 1) % self.rules.n_players
@@ -345,6 +353,13 @@ class Human(Strategy):
         final = _made(now, steps)
         said = [command_for(step, _after(now, steps[:i])[1], self.rules) for i, step in enumerate(steps)]
         if final.holding:
+            # A bot sees its plays' events before it discards (the engine tells them first), so the adviser does too.
+            made = [*plays, *steps]
+            events = [event_of(p, seat=view.seat, table=_after(view, made[:i])[1]) for i, p in enumerate(made)]
+            for event in events:
+                if event not in self._told:
+                    self._told.append(event)
+                    adviser.observe(event)
             said.append(f"discard {card_code(adviser.discard(final))}")
         return ", then ".join(said)
 
