@@ -172,8 +172,8 @@ class Human(Strategy):
             self._told.remove(event)  # the adviser saw it when it chose its discard (`_advice`)
         else:
             self.adviser.observe(event)
-        if isinstance(event, Discarded) and event.seat == self.seat:
-            self._told.clear()  # what a hint told and the player did not play never comes
+        if isinstance(event, HandStarted) or (isinstance(event, Discarded) and event.seat == self.seat):
+            self._told.clear()  # what a hint told and the player did not play never comes (its turn is over)
         if isinstance(event, HandStarted):
             self.write("")
             first = (event.dealer + 1) % self.rules.n_players
