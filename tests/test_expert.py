@@ -62,15 +62,17 @@ def test_expert_is_registered_with_its_parameters():
     assert isinstance(bot, Expert) and bot.params["samples"] == 8
 
 
-@pytest.mark.parametrize("bad", [{"samples": 1}, {"candidates": 17}, {"their_patience": -1}, {"depth": 0}])
+@pytest.mark.parametrize(
+    "bad", [{"samples": 1}, {"candidates": 17}, {"their_patience": -1}, {"depth": 0}, {"their_keep": -1}]
+)
 def test_expert_refuses_parameters_out_of_range_naming_them(bad):
     key = next(iter(bad))
     with pytest.raises(ConfigError, match=f"'expert' parameter {key}"):
         make_strategy({"strategy": "expert", **bad}, rng=np.random.default_rng(1))
 
 
-@pytest.mark.parametrize("n_players", [2, 4, 6])
-def test_R1_2_a_determinized_deal_holds_every_card_once_and_all_the_seat_knows(search, n_players):
+@pytest.mark.parametrize(("n_players", "keep"), [(2, 0), (4, 0), (6, 0), (2, 6), (4, 3), (6, 10)])
+def test_R1_2_a_determinized_deal_holds_every_card_once_and_all_the_seat_knows(search, n_players, keep):
     from rummysim.compiled.columns import tables_of
     from rummysim.compiled.expert import determinized
     from rummysim.compiled.state import HAND
@@ -79,7 +81,7 @@ def test_R1_2_a_determinized_deal_holds_every_card_once_and_all_the_seat_knows(s
     for view, seen, taken in spied_views(n_players, seed=n_players)[::5]:
         record = search.view_record(view, seen=seen, taken=taken)
         for key in (7, 8):
-            determinized(tables_of(view.rules), record, view.seat, np.uint64(key), store)
+            determinized(tables_of(view.rules), record, view.seat, np.uint64(key), store, keep)
             dealt = store[0]
             holdings = [int(h) for h in dealt["holdings"][:n_players]]
             stock = [int(c) for c in dealt["stock"][: view.stock_size]]
@@ -94,6 +96,47 @@ def test_R1_2_a_determinized_deal_holds_every_card_once_and_all_the_seat_knows(s
             for mask in everything:
                 union |= mask
             assert union == FULL_DECK
+
+
+def _pairs(holding: int) -> int:
+    """The two-card parts of melds in a holding: pairs of a rank and neighbours of a suit."""
+    count = 0
+    for card in range(52):
+        if holding >> card & 1:
+            count += sum(holding >> other & 1 for other in range(card % 13, 52, 13) if other > card)
+            count += card % 13 < 12 and holding >> (card + 1) & 1
+    return count
+
+
+def test_a_deal_that_keeps_gives_the_others_the_cards_a_player_building_melds_keeps(search):
+    """`their_keep`: a hidden holding is the best of more cards, so it holds more parts of melds and fewer points."""
+    from rummysim.cards import points
+    from rummysim.compiled.columns import tables_of
+    from rummysim.compiled.expert import determinized
+    from rummysim.compiled.state import HAND
+
+    store = np.zeros(2, HAND)
+    views = [*spied_views(2, seed=5), *spied_views(2, seed=6)]
+    late = [(v, s, t) for v, s, t in views if v.turn >= 6 and v.holding_sizes[1 - v.seat] >= 3]
+    assert len(late) >= 20
+    found = {0: [0, 0], 8: [0, 0]}
+    for view, seen, taken in late:
+        record = search.view_record(view, seen=seen, taken=taken)
+        for keep, tally in found.items():
+            for key in range(40):
+                determinized(tables_of(view.rules), record, view.seat, np.uint64(key), store, keep)
+                other = int(store[0]["holdings"][1 - view.seat])
+                tally[0] += _pairs(other)
+                tally[1] += points(other)
+    assert found[8][0] > 1.3 * found[0][0]
+    assert found[8][1] < found[0][1]
+    view, seen, taken = next((v, s, t) for v, s, t in spied_views(2, seed=5) if v.turn < 2)
+    record = search.view_record(view, seen=seen, taken=taken)
+    dealt = []
+    for keep in (0, 8):  # before the other seat has had a turn it has chosen nothing to keep
+        determinized(tables_of(view.rules), record, view.seat, np.uint64(3), store, keep)
+        dealt.append((store[0]["holdings"][:2].tolist(), store[0]["stock"][: view.stock_size].tolist()))
+    assert dealt[0] == dealt[1]
 
 
 def test_the_view_the_search_reads_holds_no_hidden_card(search):
@@ -274,6 +317,7 @@ def test_hint_says_to_name_another_adviser_where_expert_cannot_load(monkeypatch)
     )
 
 
-def test_a_negative_drop_is_refused_when_expert_is_built_in_python():
-    with pytest.raises(ValueError, match="drop >= 0"):
-        Expert(drop=-0.5)
+@pytest.mark.parametrize("bad", [{"drop": -0.5}, {"their_keep": -1}])
+def test_a_negative_drop_or_keep_is_refused_when_expert_is_built_in_python(bad):
+    with pytest.raises(ValueError, match="drop, their_keep >= 0"):
+        Expert(**bad)

@@ -19,7 +19,7 @@ from rummysim.core import may_rebuild
 from rummysim.game import play_game
 from rummysim.rules import Rules
 from rummysim.seeding import strategy_rng
-from rummysim.strategies import expert, expert_twin, strategy_params
+from rummysim.strategies import expert, expert_twin, expert_twin_deals, strategy_params
 from rummysim.strategies.expert import DISCARD, DRAW, PLAY, Expert
 from tests.test_expert import Spy as ViewSpy
 
@@ -56,6 +56,8 @@ def decisions(rules: Rules, seed: int):
 PARAMS = {**strategy_params(Expert), "samples": 5, "candidates": 5, "depth": 25, "drop": 0.0}
 RACING = {**PARAMS, "samples": 9, "drop": 0.5}
 """A race: from the eighth deal (`RACE_FROM`) a candidate trailing by half a standard error meets no more."""
+KEEPING = {**PARAMS, "their_keep": 6}
+"""The other seats' hidden cards dealt as a player building melds keeps them."""
 
 
 def compare(rules: Rules, seed: int, *, every: int = 3, params: dict = PARAMS) -> str | None:
@@ -94,6 +96,11 @@ def test_a_race_drops_the_same_candidates_after_the_same_deals(rules):
     assert compare(rules, seed=rules.n_players + 10, every=4, params=RACING) is None
 
 
+@pytest.mark.parametrize("rules", RULES[:3], ids=lambda r: f"{r.n_players}p")
+def test_the_twin_deals_the_hidden_cards_as_a_keeping_player_keeps_them_the_same_way(rules):
+    assert compare(rules, seed=rules.n_players + 20, every=2, params=KEEPING) is None
+
+
 @pytest.mark.parametrize(("n_players", "house"), [(2, False), (3, True), (4, False)])
 def test_a_game_of_experts_is_the_same_with_the_twin_s_search(n_players, house, monkeypatch):
     rules = Rules(n_players=n_players, max_hands=1, target_score=None, **(HOUSE if house else {}))
@@ -109,12 +116,19 @@ def test_a_game_of_experts_is_the_same_with_the_twin_s_search(n_players, house, 
 def _deals_the_stock_first(monkeypatch):
     original = expert_twin.determinize
 
-    def planted(view, me, key):
-        dealt = original(view, me, key)
+    def planted(view, me, key, keep=0):
+        dealt = original(view, me, key, keep)
         dealt.stock = dealt.stock[::-1]
         return dealt
 
     monkeypatch.setattr(expert_twin, "determinize", planted)
+
+
+def _keeps_the_first_dealt(monkeypatch):
+    def planted(deck, at, k, extra, fixed, pool, rules):
+        return fixed | sum(1 << card for card in deck[at : at + k])
+
+    monkeypatch.setattr(expert_twin_deals, "kept", planted)
 
 
 def _rebuilds_unshuffled(monkeypatch):
@@ -137,6 +151,8 @@ PLANTS = {
     ),
     "a rebuilt stock is not shuffled (R10.1)": _rebuilds_unshuffled,
     "a trailing candidate keeps meeting deals": lambda mp: mp.setattr(expert_twin, "trails", lambda *_: False),
+    "a seat keeping its cards keeps the first dealt": _keeps_the_first_dealt,
+    "a kept card's potential is worth nothing": lambda mp: mp.setattr(expert_twin_deals, "KEEP_HOPE", 0.0),
 }
 _cut_off, _seats = expert_twin.cut_off, expert_twin.playout_seats
 
@@ -145,6 +161,7 @@ _cut_off, _seats = expert_twin.cut_off, expert_twin.playout_seats
 def test_a_planted_difference_in_the_twin_is_caught(plant, monkeypatch):
     PLANTS[plant](monkeypatch)
     runs = [(rules, PARAMS, rules.n_players) for rules in RULES] + [(RULES[0], RACING, 12)]
+    runs += [(rules, KEEPING, rules.n_players + 20) for rules in RULES[:3]]
     found = next((d for d in (compare(r, seed=s, params=p) for r, p, s in runs) if d is not None), None)
     assert found is not None, f"{plant}: not caught"
 
@@ -173,7 +190,8 @@ def test_the_twin_plays_a_whole_game_legally_with_every_house_rule():
         }
     ),
     seed=st.integers(0, 10**6),
+    keep=st.sampled_from([0, 5]),
 )
-def test_the_twin_weighs_every_decision_the_same_under_any_rules(n, rule, seed):
+def test_the_twin_weighs_every_decision_the_same_under_any_rules(n, rule, seed, keep):
     rules = Rules(n_players=n, max_hands=1, target_score=None, **rule)
-    assert compare(rules, seed=seed, every=2, params=RACING) is None
+    assert compare(rules, seed=seed, every=2, params={**RACING, "their_keep": keep}) is None

@@ -4,7 +4,8 @@ For one decision of one seat (the draw, the melds, the discard), `decide` deals 
 cards the seat has not seen at random, consistently with what it has seen, deal after
 deal (`rummysim.compiled.expert_playout.determinize`: each holding keeps its size, the
 cards a seat took from the discard pile and has not played stay in its holding, the rest
-is the stock). On each deal it plays every candidate still in the race, then the rest of
+is the stock; with ``their_keep`` another seat's hidden cards are those a player building
+melds would have kept of more). On each deal it plays every candidate still in the race, then the rest of
 the seat's turn and the hand on to its end (at most `depth` turns) with the compiled
 engine's own turn (`expert_playout.attempt`), so a playout obeys every rule and house
 rule the engine does, and scores it as the engine does (R8, R12.3). The candidates meet
@@ -50,6 +51,7 @@ from rummysim.compiled.layout import (
     SHREWD,
     STOCK_OUT,
     TAKE_DISCARD,
+    THEIR_KEEP,
     THEIR_PATIENCE,
 )
 from rummysim.compiled.policies import greedy_discard, greedy_draw, keep_score, plan_plays, unseen
@@ -243,7 +245,7 @@ def search(
     active, spent, s = n_options, 0, 0
     while s < reach and spent + active <= budget and active > 1:
         sample_key = derive(key, s)
-        determinize(tb, v, me, base, sample_key)
+        determinize(tb, v, me, base, sample_key, int(own[THEIR_KEEP]))
         for c in range(n_options):
             if racing[c]:
                 copy_hand(base, w)
@@ -345,9 +347,11 @@ def decide(
 
 
 @njit(cache=True)
-def determinized(tables: np.ndarray, view: np.ndarray, me: int, key: np.uint64, store: np.ndarray) -> None:
+def determinized(
+    tables: np.ndarray, view: np.ndarray, me: int, key: np.uint64, store: np.ndarray, keep: int = 0
+) -> None:
     """Deal a seat's unseen cards into ``store[0]`` as its search does (`determinize`), from its view alone."""
-    determinize(tables[0], view[0], me, store[0], key)
+    determinize(tables[0], view[0], me, store[0], key, keep)
 
 
 @njit(cache=True)

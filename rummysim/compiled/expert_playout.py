@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from rummysim.compiled.arrange import Lookups
-from rummysim.compiled.bits import kernel, lowest, popcount, shuffle
+from rummysim.compiled.bits import derive, kernel, lowest, popcount, shuffle
 from rummysim.compiled.layout import OUT_BY_BLOCK, SHREWD, STALL_AFTER_TURNS
-from rummysim.compiled.policies import plan_plays
+from rummysim.compiled.policies import plan_plays, potential
 from rummysim.compiled.state import DRAWN, MELDS, PILE, STOCK, TAKEN, TURN, Hand, lay_off_fits, pile_mask
 from rummysim.compiled.turn import (
     BLOCKED,
@@ -29,7 +29,7 @@ from rummysim.compiled.turn import (
     policy_turn,
     score_hand,
 )
-from rummysim.strategies.expert import DRAW, PLAY
+from rummysim.strategies.expert import DRAW, KEEP_HOPE, PLAY, RESTACK
 
 FULL_DECK = (1 << 52) - 1
 
@@ -52,11 +52,43 @@ def copy_hand(src: Hand, dst: Hand) -> None:
 
 
 @kernel()
-def determinize(tb: Lookups, v: Hand, seat: int, w: Hand, key: np.uint64) -> None:
+def kept(tb: Lookups, deck: np.ndarray, at: int, k: int, extra: int, fixed: int, pool: int) -> int:
+    """Keep `k` of the ``k + extra`` cards at ``deck[at:]`` as a player building melds would; return them with `fixed`.
+
+    `extra` times, the card of most points less `KEEP_HOPE` times its potential (the
+    three-card melds it makes with another card held, `fixed` included, and one of `pool`
+    not held; a later card wins a tie) goes to the end of the cards still dealt: the kept
+    cards end first, the dropped after them.
+    """
+    n = k + extra
+    while n > k:
+        holding = fixed
+        for i in range(at, at + n):
+            holding |= 1 << deck[i]
+        worst, worst_score = at, 0.0
+        for i in range(at, at + n):
+            card = deck[i]
+            score = tb.values[card % 13] - KEEP_HOPE * potential(tb, card, holding, pool & ~holding)
+            if i == at or score >= worst_score:
+                worst, worst_score = i, score
+        n -= 1
+        deck[worst], deck[at + n] = deck[at + n], deck[worst]
+    holding = fixed
+    for i in range(at, at + k):
+        holding |= 1 << deck[i]
+    return holding
+
+
+@kernel()
+def determinize(tb: Lookups, v: Hand, seat: int, w: Hand, key: np.uint64, keep: int) -> None:
     """Deal into `w` the cards `seat` has not seen, at random from `key`, consistently with its view `v`.
 
     Each other seat keeps its size and the cards it took from the discard pile and has not
-    played; the rest of the unseen cards is dealt at random, the stock last.
+    played; the rest of the unseen cards is dealt at random, the stock last. With `keep`
+    above 0, each other seat is dealt up to `keep` more cards than it hides, no more than
+    the turns each seat has had, and keeps those a player building melds would (`kept`):
+    once a card is dropped, the rest, the dropped cards among them, is shuffled again
+    (``derive(key, RESTACK)``) to make the stock.
     """
     copy_hand(v, w)
     hidden = FULL_DECK & ~v.holdings[seat] & ~pile_mask(v)
@@ -65,22 +97,25 @@ def determinize(tb: Lookups, v: Hand, seat: int, w: Hand, key: np.uint64) -> Non
         w.fits[i] = lay_off_fits(tb, v.table[i])
     for s in range(v.seats):
         hidden &= ~v.known[s]
+    pool = hidden | v.holdings[seat]  # the cards another seat may hope to draw: all it has not seen
     n = 0
     while hidden:
         w.deck[n] = lowest(hidden)
         hidden &= hidden - 1
         n += 1
     shuffle(key, w.deck, n)
-    at = 0
+    at, dropped = 0, 0
     for s in range(v.seats):
         if s != seat:
-            holding = v.known[s]
-            for _ in range(v.sizes[s] - popcount(v.known[s])):
-                holding |= 1 << w.deck[at]
-                at += 1
-            w.holdings[s] = holding
+            k = v.sizes[s] - popcount(v.known[s])
+            extra = min(keep, v.counts[TURN] // v.seats, n - at - k) if k > 0 else 0
+            w.holdings[s] = kept(tb, w.deck, at, k, extra, v.known[s], pool)
+            at += k
+            dropped += extra
     if n - at != v.counts[STOCK]:
         raise AssertionError("a view's card counts do not add up to 52 (R1.2)")
+    if dropped:
+        shuffle(derive(key, RESTACK), w.deck[at:], n - at)
     for i in range(n - at):
         w.stock[i] = w.deck[at + i]
 

@@ -4,8 +4,9 @@ It answers each decision as the compiled search does, from the same view, the sa
 the same parameters, so the two must agree move for move (tests/test_expert_twin.py plays
 whole games with either and plants differences to prove the check can fail). It shares no
 code with the compiled search but the rules core (`rummysim.core`): the deals are made with
-`rummysim.seeding.permutation`, the playouts ask the Python bots (greedy's draw,
-rummy_hunter's melds, cautious' discards, the twins of the compiled policies) on views
+`rummysim.seeding.permutation` (`rummysim.strategies.expert_twin_deals`), the playouts ask
+the Python bots (greedy's draw, rummy_hunter's melds, cautious' discards, the twins of the
+compiled policies) on views
 built from the position, and the rewards are scored with the core's functions (R8, R12.3).
 
 `choose` and `plan` have the signatures of `rummysim.compiled.expert_calls`' own: an
@@ -18,9 +19,8 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-from rummysim.cards import FULL_DECK, points
+from rummysim.cards import points
 from rummysim.core import block_points, block_winner, blocked, keeps_taken, may_rebuild, out_points
 from rummysim.moves import LayOff, Meld, Pile, Play, WentOutBy
 from rummysim.rules import Rules, StockOut, TakeDiscard
@@ -28,6 +28,7 @@ from rummysim.seeding import derive, permutation
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.cautious import Cautious
 from rummysim.strategies.expert import DRAW, PLAY, RACE_FROM, RACE_REACH
+from rummysim.strategies.expert_twin_deals import Position, determinize, position_of
 from rummysim.strategies.greedy import Greedy, plan_plays
 from rummysim.strategies.rummy_hunter import RummyHunter
 from rummysim.table import TableMeld
@@ -35,37 +36,6 @@ from rummysim.table import TableMeld
 MAX_CANDIDATES = 16
 """The most discards a decision weighs (`rummysim.compiled.expert.MAX_CANDIDATES`)."""
 STALLED, BLOCKED = "stalled", "blocked"
-
-
-@dataclass
-class Position:
-    """A hand's state as a search sees it: every holding dealt, the stock in order (its top last)."""
-
-    rules: Rules
-    holdings: list[int]
-    sizes: list[int]
-    has_melded: list[bool]
-    pile: list[int]
-    stock: list[int]
-    table: tuple[TableMeld, ...]
-    known: list[int]
-    """Per seat, the cards it took from the discard pile and still holds (public)."""
-    seen: int
-    """The public cards gone: the upcard, the discards, the melds and lay-offs."""
-    turn: int
-    rebuilds: int
-    drawn: int | None = None
-    taken: int | None = None
-
-    def view(self, seat: int) -> PlayerView:
-        """Return the view of `seat` the Python bots decide on."""
-        n = self.rules.n_players
-        return PlayerView(
-            seat=seat, n_players=n, dealer=(seat - 1) % n, rules=self.rules, hand=0, turn=self.turn,
-            holding=self.holdings[seat], drawn=self.drawn, taken=self.taken, table=self.table,
-            discard_pile=tuple(self.pile), stock_size=len(self.stock), holding_sizes=tuple(self.sizes),
-            has_melded=tuple(self.has_melded), scores=(0,) * n, n_rebuilds=self.rebuilds, history=(),
-        )  # fmt: skip
 
 
 class Seat:
@@ -95,46 +65,6 @@ def playout_seats(rules: Rules, me: int, own: Mapping[str, float]) -> list[Seat]
     mine = {**others, "patience": own["patience"] if bonus else 0}
     mine |= {"caution": own["caution"], "blind": own["blind"], "hope": own["hope"]}
     return [Seat(mine if seat == me else others) for seat in range(rules.n_players)]
-
-
-def position_of(view: PlayerView, *, seen: int, taken: list[int]) -> Position:
-    """Return a seat's view as a position whose other holdings hold only the cards they are known to."""
-    n = view.n_players
-    known = [0] * n
-    for seat, cards in enumerate(taken[:n]):
-        known[seat] = cards & view.holding if seat == view.seat else cards & ~view.holding
-    holdings = [known[s] if s != view.seat else view.holding for s in range(n)]
-    return Position(
-        view.rules, holdings, list(view.holding_sizes), list(view.has_melded), list(view.discard_pile),
-        [-1] * view.stock_size,  # cards unknown: `determinize` deals them
-        tuple(TableMeld(m, -1) for m in view.table_masks), known, seen, view.turn, view.n_rebuilds, view.drawn,
-        view.taken,
-    )  # fmt: skip
-
-
-def determinize(view: Position, me: int, key: int) -> Position:
-    """Deal the cards `me` has not seen at random from `key`: each other holding keeps its size and its known cards."""
-    hidden = FULL_DECK & ~view.holdings[me]
-    for card in view.pile:
-        hidden &= ~(1 << card)
-    for meld in view.table:
-        hidden &= ~meld.cards
-    for cards in view.known:
-        hidden &= ~cards
-    deck = [card for card in range(52) if hidden >> card & 1]
-    deck = [deck[i] for i in permutation(key, len(deck))]
-    dealt = copy.deepcopy(view)
-    at = 0
-    for seat in range(len(dealt.holdings)):
-        if seat != me:
-            extra = view.sizes[seat] - view.known[seat].bit_count()
-            for card in deck[at : at + extra]:
-                dealt.holdings[seat] |= 1 << card
-            at += extra
-    if len(deck) - at != len(view.stock):
-        raise AssertionError("a view's card counts do not add up to 52 (R1.2)")
-    dealt.stock = deck[at:]
-    return dealt
 
 
 # -- a turn, step by step (rummysim.compiled.turn) -------------------------------------------------
@@ -369,7 +299,7 @@ def searched(
     racing, spent, s = list(range(len(candidates))), 0, 0
     while s < reach and spent + len(racing) <= budget and len(racing) > 1:
         sample_key = derive(key, s)
-        dealt = determinize(p, me, sample_key)
+        dealt = determinize(p, me, sample_key, int(params["their_keep"]))
         for c in racing:
             reward = attempt(copy.deepcopy(dealt), kind, candidates[c], me, melded_before, seats, depth, sample_key)
             rewards[c].append(reward)
