@@ -317,7 +317,7 @@ def test_hint_says_to_name_another_adviser_where_expert_cannot_load(monkeypatch)
     )
 
 
-@pytest.mark.parametrize("bad", [{"drop": -0.5}, {"their_keep": -1}])
-def test_a_negative_drop_or_keep_is_refused_when_expert_is_built_in_python(bad):
-    with pytest.raises(ValueError, match="drop, their_keep >= 0"):
+@pytest.mark.parametrize("bad", [{"drop": -0.5}, {"their_keep": -1}, {"danger_deals": -2}])
+def test_a_negative_drop_keep_or_deals_is_refused_when_expert_is_built_in_python(bad):
+    with pytest.raises(ValueError, match="drop, their_keep, danger_deals >= 0"):
         Expert(**bad)

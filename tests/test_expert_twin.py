@@ -58,6 +58,8 @@ RACING = {**PARAMS, "samples": 9, "drop": 0.5}
 """A race: from the eighth deal (`RACE_FROM`) a candidate trailing by half a standard error meets no more."""
 KEEPING = {**PARAMS, "their_keep": 6}
 """The other seats' hidden cards dealt as a player building melds keeps them."""
+READING = {**KEEPING, "danger_deals": 16}
+"""And, once the next seat has melded, a discard's danger read from such deals."""
 
 
 def compare(rules: Rules, seed: int, *, every: int = 3, params: dict = PARAMS) -> str | None:
@@ -99,6 +101,11 @@ def test_a_race_drops_the_same_candidates_after_the_same_deals(rules):
 @pytest.mark.parametrize("rules", RULES[:3], ids=lambda r: f"{r.n_players}p")
 def test_the_twin_deals_the_hidden_cards_as_a_keeping_player_keeps_them_the_same_way(rules):
     assert compare(rules, seed=rules.n_players + 20, every=2, params=KEEPING) is None
+
+
+@pytest.mark.parametrize("rules", RULES[:3], ids=lambda r: f"{r.n_players}p")
+def test_the_twin_reads_a_discard_s_danger_from_the_same_deals(rules):
+    assert compare(rules, seed=rules.n_players + 30, every=1, params=READING) is None
 
 
 @pytest.mark.parametrize(("n_players", "house"), [(2, False), (3, True), (4, False)])
@@ -153,16 +160,23 @@ PLANTS = {
     "a trailing candidate keeps meeting deals": lambda mp: mp.setattr(expert_twin, "trails", lambda *_: False),
     "a seat keeping its cards keeps the first dealt": _keeps_the_first_dealt,
     "a kept card's potential is worth nothing": lambda mp: mp.setattr(expert_twin_deals, "KEEP_HOPE", 0.0),
+    "a discard's danger is not read from the deals": lambda mp: mp.setattr(
+        expert_twin, "dealt_dangers", lambda *_: None
+    ),
+    "a discard's danger is read from random deals": lambda mp: mp.setattr(
+        expert_twin, "dealt_dangers", lambda p, me, key, keep, deals: _dangers(p, me, key, 0, deals)
+    ),
 }
-_cut_off, _seats = expert_twin.cut_off, expert_twin.playout_seats
+_cut_off, _seats, _dangers = expert_twin.cut_off, expert_twin.playout_seats, expert_twin.dealt_dangers
 
 
 @pytest.mark.parametrize("plant", list(PLANTS))
 def test_a_planted_difference_in_the_twin_is_caught(plant, monkeypatch):
     PLANTS[plant](monkeypatch)
-    runs = [(rules, PARAMS, rules.n_players) for rules in RULES] + [(RULES[0], RACING, 12)]
-    runs += [(rules, KEEPING, rules.n_players + 20) for rules in RULES[:3]]
-    found = next((d for d in (compare(r, seed=s, params=p) for r, p, s in runs) if d is not None), None)
+    runs = [(rules, PARAMS, rules.n_players, 3) for rules in RULES] + [(RULES[0], RACING, 12, 3)]
+    runs += [(rules, KEEPING, rules.n_players + 20, 3) for rules in RULES[:3]]
+    runs += [(rules, READING, rules.n_players + 30, 1) for rules in RULES[:3]]
+    found = next((d for d in (compare(r, seed=s, every=e, params=p) for r, p, s, e in runs) if d is not None), None)
     assert found is not None, f"{plant}: not caught"
 
 
@@ -191,7 +205,9 @@ def test_the_twin_plays_a_whole_game_legally_with_every_house_rule():
     ),
     seed=st.integers(0, 10**6),
     keep=st.sampled_from([0, 5]),
+    reads=st.sampled_from([0, 8]),
 )
-def test_the_twin_weighs_every_decision_the_same_under_any_rules(n, rule, seed, keep):
+def test_the_twin_weighs_every_decision_the_same_under_any_rules(n, rule, seed, keep, reads):
     rules = Rules(n_players=n, max_hands=1, target_score=None, **rule)
-    assert compare(rules, seed=seed, every=2, params={**RACING, "their_keep": keep}) is None
+    params = {**RACING, "their_keep": keep, "danger_deals": reads}
+    assert compare(rules, seed=seed, every=2, params=params) is None

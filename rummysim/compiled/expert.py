@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from rummysim.compiled.arrange import Lookups, deadwood_cards
-from rummysim.compiled.bits import derive, kernel, lowest
+from rummysim.compiled.bits import derive, kernel, lowest, popcount
 from rummysim.compiled.expert_playout import alternative_plays, attempt, copy_hand, determinize
 from rummysim.compiled.layout import (
     ALARM,
@@ -41,6 +41,7 @@ from rummysim.compiled.layout import (
     CAUTION,
     CONFIDENCE,
     DANGER,
+    DANGER_DEALS,
     DEPTH,
     DROP,
     HOPE,
@@ -54,7 +55,7 @@ from rummysim.compiled.layout import (
     THEIR_KEEP,
     THEIR_PATIENCE,
 )
-from rummysim.compiled.policies import greedy_discard, greedy_draw, keep_score, plan_plays, unseen
+from rummysim.compiled.policies import greedy_discard, greedy_draw, keep_score, plan_plays, potential, unseen
 from rummysim.compiled.state import (
     DRAWN,
     MAX_SEATS,
@@ -75,7 +76,7 @@ from rummysim.compiled.turn import (
     policy_plays,
 )
 from rummysim.core import blocked
-from rummysim.strategies.expert import DISCARD, DRAW, PLAY, RACE_FROM, RACE_REACH
+from rummysim.strategies.expert import DANGER_KEY, DISCARD, DRAW, PLAY, RACE_FROM, RACE_REACH
 
 MAX_CANDIDATES = 16
 WORK = np.dtype(
@@ -86,6 +87,7 @@ WORK = np.dtype(
         ("scores", np.float64, (52,)),
         ("tried", np.int64, (52,)),
         ("racing", np.int64, (52,)),
+        ("dangers", np.float64, (52,)),
     ],
     align=True,
 )
@@ -101,16 +103,48 @@ class Work(Protocol):
     scores: np.ndarray
     tried: np.ndarray
     racing: np.ndarray
+    dangers: np.ndarray
+
+
+@kernel()
+def dealt_dangers(
+    tb: Lookups, v: Hand, me: int, w: Hand, key: np.uint64, keep: int, deals: int, out: np.ndarray
+) -> None:
+    """Write into ``out[card]``, for each card `me` holds, the share of `deals` deals where the next seat melds it.
+
+    Deal d is ``determinize(..., derive(derive(key, DANGER_KEY), d), keep)`` into `w`; the card
+    counts where two of the next seat's cards make a three-card meld with it.
+    """
+    nxt = (me + 1) % v.seats
+    holding = v.holdings[me]
+    for card in range(52):
+        out[card] = 0.0
+    for d in range(deals):
+        determinize(tb, v, me, w, derive(derive(key, DANGER_KEY), d), keep)
+        theirs = w.holdings[nxt]
+        mask = holding
+        while mask:
+            card = lowest(mask)
+            mask &= mask - 1
+            for i in range(tb.with_start[card], tb.with_start[card + 1]):
+                others = tb.with_melds[i] & ~(1 << card)
+                if popcount(others) == 2 and others & theirs == others:
+                    out[card] += 1.0
+                    break
+    for card in range(52):
+        out[card] /= deals
 
 
 @kernel()
 def _ranked_discards(
-    tb: Lookups, v: Hand, me: int, params: np.ndarray, out: np.ndarray, scores: np.ndarray, limit: int
-) -> int:
+    tb: Lookups, v: Hand, me: int, params: np.ndarray, out: np.ndarray, scores: np.ndarray, limit: int,
+    dangers: np.ndarray, dealt: bool,
+) -> int:  # fmt: skip
     """Write the deadwood cards `me` may discard into `out`, cautious' choice first; return how many (at most `limit`).
 
     Ranked by cautious' score, highest first (`Cautious.ranked_discards`); with no such card,
-    greedy's discard alone (R4.3, R4.5).
+    greedy's discard alone (R4.3, R4.5). With `dealt`, a card that lays off on no meld has
+    the danger ``dangers[card]`` (`dealt_dangers`) in place of cautious' estimate.
     """
     holding, taken = v.holdings[me], v.counts[TAKEN]
     allowed = holding & ~(1 << taken) if taken >= 0 else holding
@@ -123,7 +157,11 @@ def _ranked_discards(
     while dead:
         card = lowest(dead)
         dead &= dead - 1
-        score = keep_score(tb, v, me, card, holding, params, hidden, fits)
+        if dealt and not fits >> card & 1:
+            score = tb.values[card % 13] - params[HOPE] * potential(tb, card, holding, hidden)
+            score -= params[CAUTION] * dangers[card]
+        else:
+            score = keep_score(tb, v, me, card, holding, params, hidden, fits)
         at = n  # insertion, highest (score, card) first: cards come upward, so a later one wins a tie
         while at > 0 and scores[at - 1] <= score:
             scores[at], out[at] = scores[at - 1], out[at - 1]
@@ -148,7 +186,7 @@ def _takes_legal(tb: Lookups, rules: np.ndarray, v: Hand, me: int) -> bool:
 @kernel()
 def _options(
     tb: Lookups, rules: np.ndarray, v: Hand, kind: int, me: int, params: np.ndarray, options: np.ndarray,
-    scores: np.ndarray, limit: int,
+    scores: np.ndarray, limit: int, dangers: np.ndarray, dealt: bool,
 ) -> int:  # fmt: skip
     """Write the decision's candidates into `options`, the default first; return how many."""
     if kind == DRAW:
@@ -167,7 +205,7 @@ def _options(
             return 2 if n_other else 1
         must_play_taken = rules[TAKE_DISCARD] == 1 and taken >= 0
         return 1 if must_play_taken else 2  # hiding every meld keeps the card taken, R12.2
-    return _ranked_discards(tb, v, me, params[me], options, scores, limit)
+    return _ranked_discards(tb, v, me, params[me], options, scores, limit, dangers, dealt)
 
 
 @kernel()
@@ -234,7 +272,11 @@ def search(
     playout_params(rules, me, n, own, params)
     policies[:] = SHREWD
     samples, depth, confidence = int(own[SAMPLES]), int(own[DEPTH]), own[CONFIDENCE]
-    n_options = _options(tb, rules, v, kind, me, params, options, scores, min(int(own[CANDIDATES]), MAX_CANDIDATES))
+    dealt = kind == DISCARD and own[DANGER_DEALS] > 0 and v.has_melded[(me + 1) % n] == 1
+    if dealt:
+        dealt_dangers(tb, v, me, room[0], key, int(own[THEIR_KEEP]), int(own[DANGER_DEALS]), work.dangers)
+    limit = min(int(own[CANDIDATES]), MAX_CANDIDATES)
+    n_options = _options(tb, rules, v, kind, me, params, options, scores, limit, work.dangers, dealt)
     if n_options == 1:
         return options[0]
     base, w = room[0], room[1]

@@ -107,12 +107,12 @@ EXPERT = SHREWD + 1
 when a lineup seats it."""
 PARAMS = (
     *("patience", "danger", "caution", "blind", "hope"),
-    *("samples", "candidates", "depth", "confidence", "alarm", "their_patience", "drop", "their_keep"),
+    *("samples", "candidates", "depth", "confidence", "alarm", "their_patience", "drop", "their_keep", "danger_deals"),
 )
 """A compiled seat's parameters, in order: ``patience, danger`` (rummy_hunter), ``caution, blind, hope``
 (cautious), then expert's own (`rummysim.strategies.expert.Expert`). A bot leaves the others 0."""
 (PATIENCE, DANGER, CAUTION, BLIND, HOPE) = range(5)
-(SAMPLES, CANDIDATES, DEPTH, CONFIDENCE, ALARM, THEIR_PATIENCE, DROP, THEIR_KEEP) = range(5, len(PARAMS))
+(SAMPLES, CANDIDATES, DEPTH, CONFIDENCE, ALARM, THEIR_PATIENCE, DROP, THEIR_KEEP, DANGER_DEALS) = range(5, len(PARAMS))
 
 
 def params_row(params: Mapping[str, float]) -> np.ndarray:

@@ -6,7 +6,10 @@ holding keeps its size, the cards a seat took from the discard pile and has not 
 stay in that seat's holding, and the rest is the stock. With `their_keep` above 0 another
 seat's hidden cards are dealt as a player building melds keeps them: up to `their_keep`
 more cards than it hides (no more than the turns each seat has had), of which it keeps
-those of fewest points less 4 times their potential (cautious' hope). On each deal it plays each
+those of fewest points less 4 times their potential (cautious' hope). With `danger_deals`
+above 0, once the next seat has melded, its default ranks its discards with each card's
+danger read from that many such deals (the share in which the next seat could meld it)
+instead of cautious' estimate. On each deal it plays each
 candidate move, then the rest of its turn and the hand on to its end (at most `depth`
 turns). Its own seat plays its default policy: rummy_hunter's melds (hidden while the
 going-rummy bonus pays, R8.3: for `patience` own turns, while no opponent holds `alarm`
@@ -55,6 +58,8 @@ RACE_REACH = 2
 to the rest."""
 KEEP_HOPE = 4.0
 """What a card's potential is worth to the player a deal models keeping cards (`their_keep`): cautious' `hope`."""
+DANGER_KEY = 2_000_003
+"""The path element of a decision's key whose deals read a discard's danger (`danger_deals`)."""
 RESTACK = 1_000_003
 """The path element of a deal's key that shuffles its stock again after the other seats kept their cards."""
 MAX_SAMPLES = 10_000
@@ -111,17 +116,18 @@ class Expert(Cautious):
         their_patience: int = 0,
         drop: float = 1.0,
         their_keep: int = 0,
+        danger_deals: int = 0,
     ) -> None:
         super().__init__(rng=rng, caution=caution, blind=blind, hope=hope)
         if (
             samples < 2
             or candidates < 1
             or depth < 1
-            or min(confidence, patience, alarm, their_patience, drop, their_keep) < 0
+            or min(confidence, patience, alarm, their_patience, drop, their_keep, danger_deals) < 0
         ):
             raise ValueError(
                 "samples >= 2, candidates >= 1, depth >= 1 and confidence, patience, alarm, their_patience, drop,"
-                " their_keep >= 0"
+                " their_keep, danger_deals >= 0"
                 " are needed"
             )
         self.samples = samples
@@ -133,6 +139,7 @@ class Expert(Cautious):
         self.their_patience = their_patience
         self.drop = drop
         self.their_keep = their_keep
+        self.danger_deals = danger_deals
         self.key = stream_key(self.rng)
         """The key of its searches: decision d deals from ``derive(key, d)``."""
         self.decisions = 0
@@ -155,7 +162,7 @@ class Expert(Cautious):
         return {
             "samples": self.samples, "candidates": self.candidates, "depth": self.depth, "confidence": self.confidence,
             "patience": self.patience, "alarm": self.alarm, "their_patience": self.their_patience,
-            "drop": self.drop, "their_keep": self.their_keep, **super().params,
+            "drop": self.drop, "their_keep": self.their_keep, "danger_deals": self.danger_deals, **super().params,
         }  # fmt: skip
 
     def _decide(self, view: PlayerView, kind: int) -> int:

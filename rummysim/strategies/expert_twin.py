@@ -20,17 +20,18 @@ import copy
 import math
 from collections.abc import Mapping
 
-from rummysim.cards import points
+from rummysim.cards import card_points, iter_cards, points
 from rummysim.core import block_points, block_winner, blocked, keeps_taken, may_rebuild, out_points
 from rummysim.moves import LayOff, Meld, Pile, Play, WentOutBy
 from rummysim.rules import Rules, StockOut, TakeDiscard
 from rummysim.seeding import derive, permutation
 from rummysim.strategies.base import PlayerView
 from rummysim.strategies.cautious import Cautious
-from rummysim.strategies.expert import DRAW, PLAY, RACE_FROM, RACE_REACH
-from rummysim.strategies.expert_twin_deals import Position, determinize, position_of
+from rummysim.strategies.expert import DISCARD, DRAW, PLAY, RACE_FROM, RACE_REACH
+from rummysim.strategies.expert_twin_deals import Position, dealt_dangers, determinize, position_of
 from rummysim.strategies.greedy import Greedy, plan_plays
 from rummysim.strategies.rummy_hunter import RummyHunter
+from rummysim.strategies.tactics import discardable
 from rummysim.table import TableMeld
 
 MAX_CANDIDATES = 16
@@ -51,10 +52,23 @@ class Seat:
     def plays(self, position: Position, seat: int) -> list[Play]:
         return self.hunter.play(position.view(seat))
 
-    def ranked(self, position: Position, seat: int) -> list[int]:
-        self.cautious.seen, self.cautious.taken = position.seen, list(position.known)
+    def ranked(self, position: Position, seat: int, dangers: dict[int, float] | None = None) -> list[int]:
+        """Cautious' ranking of the deadwood; with `dangers`, a card that lays off on no meld has that danger."""
+        cautious = self.cautious
+        cautious.seen, cautious.taken = position.seen, list(position.known)
         view = position.view(seat)
-        return self.cautious.ranked_discards(view) or [Greedy.discard(self.cautious, view)]
+        if dangers is None:
+            return cautious.ranked_discards(view) or [Greedy.discard(cautious, view)]
+        dead = cautious._arrange(view.rules).deadwood_cards(view.holding) & discardable(view.holding, view.taken)
+        unseen, fits = cautious.unseen(view), cautious._fitting(view)
+
+        def score(card: int) -> float:
+            if fits >> card & 1:
+                return cautious.keep_score(card, view, unseen)
+            hope = cautious.hope * cautious.potential(card, view, unseen)
+            return card_points(card, ace_value=view.rules.ace_value) - hope - cautious.caution * dangers[card]
+
+        return sorted(iter_cards(dead), key=lambda c: (score(c), c), reverse=True) or [Greedy.discard(cautious, view)]
 
 
 def playout_seats(rules: Rules, me: int, own: Mapping[str, float]) -> list[Seat]:
@@ -213,8 +227,10 @@ def attempt(
     return end_turn(p, me, discarded(p, me, option), before, seats, depth, key)
 
 
-def options(p: Position, kind: int, me: int, seats: list[Seat], limit: int) -> list[int]:
-    """The decision's candidates, the default first."""
+def options(
+    p: Position, kind: int, me: int, seats: list[Seat], limit: int, dangers: dict[int, float] | None = None
+) -> list[int]:
+    """The decision's candidates, the default first (the discards ranked with `dangers` if given)."""
     if kind == DRAW:
         if seats[me].draw(p, me):
             return [1, 0]
@@ -224,7 +240,7 @@ def options(p: Position, kind: int, me: int, seats: list[Seat], limit: int) -> l
             return [0, 1] if Greedy.play(seats[me].hunter, p.view(me)) else [0]
         must_play_taken = p.rules.take_discard is TakeDiscard.MUST_USE and p.taken is not None
         return [0] if must_play_taken else [0, 1]
-    return seats[me].ranked(p, me)[:limit]
+    return seats[me].ranked(p, me, dangers)[:limit]
 
 
 def takes_legal(p: Position, me: int) -> bool:
@@ -290,7 +306,10 @@ def searched(
     me = view.seat
     p = position_of(view, seen=seen, taken=taken)
     seats = playout_seats(view.rules, me, params)
-    candidates = options(p, kind, me, seats, min(int(params["candidates"]), MAX_CANDIDATES))
+    keep, deals = int(params["their_keep"]), int(params["danger_deals"])
+    reads = kind == DISCARD and deals > 0 and p.has_melded[(me + 1) % len(p.holdings)]
+    dangers = dealt_dangers(p, me, key, keep, deals) if reads else None
+    candidates = options(p, kind, me, seats, min(int(params["candidates"]), MAX_CANDIDATES), dangers)
     if len(candidates) == 1:
         return candidates, []
     samples, depth, drop = int(params["samples"]), int(params["depth"]), float(params["drop"])
@@ -299,7 +318,7 @@ def searched(
     racing, spent, s = list(range(len(candidates))), 0, 0
     while s < reach and spent + len(racing) <= budget and len(racing) > 1:
         sample_key = derive(key, s)
-        dealt = determinize(p, me, sample_key, int(params["their_keep"]))
+        dealt = determinize(p, me, sample_key, keep)
         for c in racing:
             reward = attempt(copy.deepcopy(dealt), kind, candidates[c], me, melded_before, seats, depth, sample_key)
             rewards[c].append(reward)

@@ -15,8 +15,8 @@ from rummysim.cards import FULL_DECK, card_points
 from rummysim.rules import Rules
 from rummysim.seeding import derive, permutation
 from rummysim.strategies.base import PlayerView
-from rummysim.strategies.cautious import potential
-from rummysim.strategies.expert import KEEP_HOPE, RESTACK
+from rummysim.strategies.cautious import melds_with, potential
+from rummysim.strategies.expert import DANGER_KEY, KEEP_HOPE, RESTACK
 from rummysim.table import TableMeld
 
 
@@ -118,3 +118,21 @@ def determinize(view: Position, me: int, key: int, keep: int = 0) -> Position:
     rest = deck[at:]
     dealt.stock = [rest[i] for i in permutation(derive(key, RESTACK), len(rest))] if dropped else rest
     return dealt
+
+
+def dealt_dangers(p: Position, me: int, key: int, keep: int, deals: int) -> dict[int, float]:
+    """Each card `me` holds: the share of `deals` deals (`determinize` with `keep`) where the next seat could meld it.
+
+    Deal d is dealt from ``derive(key, DANGER_KEY, d)``; a card counts where two of the next
+    seat's cards make a three-card meld with it.
+    """
+    nxt = (me + 1) % len(p.holdings)
+    mine = [card for card in range(52) if p.holdings[me] >> card & 1]
+    counts = dict.fromkeys(mine, 0)
+    for d in range(deals):
+        theirs = determinize(p, me, derive(key, DANGER_KEY, d), keep).holdings[nxt]
+        for card in mine:
+            pairs = (meld & ~(1 << card) for meld in melds_with(p.rules.ace)[card])
+            if any(others.bit_count() == 2 and others & theirs == others for others in pairs):
+                counts[card] += 1
+    return {card: count / deals for card, count in counts.items()}

@@ -155,7 +155,7 @@ BUILTIN_PARAMETERS: dict[str, dict[str, tuple[type, float, float]]] = {
         "confidence": (float, 0, 1e6), "patience": (int, 0, 10_000), "alarm": (int, 0, 52),
         "caution": (float, 0, 1e6), "hope": (float, 0, 1e6), "blind": (float, 0, 1e6),
         "their_patience": (int, 0, 10_000), "drop": (float, 0, 1e6),
-        "their_keep": (int, 0, 52),
+        "their_keep": (int, 0, 52), "danger_deals": (int, 0, 10_000),
     },
 }  # fmt: skip
 """The built-in bots' parameters: name -> (kind, smallest, largest), checked when a spec is read.
