@@ -16,6 +16,7 @@ from rummysim.cli import main
 from rummysim.experiment import parse_experiment
 from rummysim.report import build_report
 from rummysim.report.figures import CHARTS
+from rummysim.results import load_results
 from rummysim.runner import run_experiment
 
 SPEC = SMALL
@@ -135,6 +136,29 @@ def test_cli_run_writes_the_report_unless_no_report(tmp_path):
     assert full.exit_code == 0, full.output
     assert (tmp_path / "b" / "tiny" / "report.md").read_text().startswith("# Is it fair?\n\nNo comparison was planned")
     assert full.output.splitlines()[-1].endswith("report.html")
+
+
+def test_a_run_with_no_planned_comparison_answers_with_each_mixed_lineups_share(tmp_path):
+    """No measures, one mixed lineup: the report leads with the stronger strategy's share against its fair share,
+    and `run` prints the same sentence; its evidence (Order's interval) decides "more than"."""
+    spec = tmp_path / "duel.yaml"
+    spec.write_text("name: duel\nquestion: Who is stronger?\nseed: 3\ngames: 60\nplayers: [greedy, cautious]\n"
+                    "rules: {target_score: 60}\n")  # fmt: skip
+    outcome = CliRunner().invoke(main, ["run", str(spec), "--out", str(tmp_path), "-j", "1"])
+    assert outcome.exit_code == 0, outcome.output
+    text = (tmp_path / "duel" / "report.md").read_text()
+    lead = text.split("\n\n")[1]
+    games = load_results(tmp_path / "duel").games
+    won = games[games["strategy"] == "cautious"]["won"].mean()
+    assert lead.startswith(f"- **`cautious` wins {100 * won:.1f}% [")
+    assert "of the games against `greedy`**:" in lead and "fair share of 50.0%" in lead and "60 games" in lead
+    metrics = pd.read_csv(tmp_path / "duel" / "summary_metrics.csv").set_index(["condition", "metric"])
+    low, high = metrics.loc[("default", "order:cautious"), ["low", "high"]]
+    shown = "more than" if low > 0 else "less than" if high < 0 else "not shown to differ from"
+    assert f"**: {shown} the fair share of 50.0% it would win" in lead
+    said = lead.replace("**", "").replace("`", "").removeprefix("- ")
+    assert said in " ".join(outcome.output.split())
+    assert "No comparison was planned" not in text
 
 
 @pytest.mark.slow

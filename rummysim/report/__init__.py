@@ -20,7 +20,7 @@ from rummysim.analysis import Analysis, analyze
 from rummysim.analysis.ladder import Ladder, rated_conditions
 from rummysim.analysis.ladder import ladder as fit_ladder
 from rummysim.analysis.reading import Progress
-from rummysim.report.answer import evidence
+from rummysim.report.answer import evidence, lineup_answers
 from rummysim.report.atlas import (
     atlas_cells,
     draw_atlas,
@@ -95,7 +95,7 @@ def render_markdown(
         parts += ["## The planned comparisons", *answers] if found else []
         parts += [*strong_section(analysis), "## Each pairing", pairings]
     else:
-        parts += answers or ["No comparison was planned: the conditions are described one by one below."]
+        parts += answers or _unplanned(analysis)
         parts += [_reading_note(analysis, folder), *strong_section(analysis)]
         parts += ["## The ladder: how strong is each strategy?", *board, pairings] if rated is not None else []
     changes = other_changes(analysis, titles)
@@ -115,6 +115,15 @@ def render_markdown(
     sources = f"Formulas and sources of every metric: {_doc('metrics.md', folder)}."
     parts += ["## Glossary", "\n".join(glossary_lines()), sources]
     return "\n\n".join(parts) + "\n"
+
+
+def _unplanned(analysis: Analysis) -> list[str]:
+    """Return the answer of a run that planned no comparison: what each mixed lineup shows, if it has one (the
+    evidence follows)."""
+    shown = lineup_answers(analysis)
+    if not shown:
+        return ["No comparison was planned: the conditions are described one by one below."]
+    return ["\n".join(f"- {line}." for line in shown)]
 
 
 def _ladder(analysis: Analysis, folder: Path, results: Results | None) -> Ladder | None:
@@ -231,6 +240,8 @@ def build_report(
     said = [v.sentence for v in found]
     if rated is not None and leads(analysis, rated):
         said.insert(0, lead(rated))
+    elif not found:
+        said = [line.replace("**", "") + "." for line in lineup_answers(analysis)]
     return Report(md, html, figures, paths, tuple(sentence.replace("`", "") for sentence in said))
 
 

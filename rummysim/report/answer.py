@@ -159,6 +159,28 @@ def lone_skill(analysis: Analysis) -> list[str]:
     return lines
 
 
+def lineup_answers(analysis: Analysis) -> list[str]:
+    """Return the answer of a run that planned no comparison: for each mixed lineup, its stronger strategy's share
+    of the games against its fair share, in a player's words (the evidence gives the rest)."""
+    lines = []
+    for c in analysis.conditions:
+        strong = c.stronger
+        if strong is None:
+            continue
+        others = " and ".join(f"`{s.strategy}`" for s in c.strategies if s is not strong)
+        fair = 100 * strong.seats / c.n_players
+        seats = f"its {strong.seats} seats" if strong.seats > 1 else "it"
+        share = pp(strong.share, signed=False, unit="%")
+        order = strong.order
+        shown = "more than" if order.low > 0 else "less than" if order.high < 0 else "not shown to differ from"
+        lines.append(
+            f"**`{strong.strategy}` wins {share} of the games against {others}**: {shown} the fair share of "
+            f"{fair:.1f}% {seats} would win if skill did not matter (`{c.name}`, {c.n_players} players, "
+            f"{c.games:,} games)"
+        )
+    return lines
+
+
 def _rummy_claim(analysis: Analysis, comp: Comparison, a: ConditionSummary, b: ConditionSummary) -> str | None:
     """Return what going rummy is worth under each condition, when they differ in its bonus (R8.3)."""
     experiment = analysis.experiment
