@@ -53,7 +53,16 @@ def decisions(rules: Rules, seed: int):
         yield view, seen, taken, kind
 
 
-PARAMS = {**strategy_params(Expert), "samples": 5, "candidates": 5, "depth": 25, "drop": 0.0}
+PARAMS = {
+    **strategy_params(Expert),
+    "samples": 5,
+    "candidates": 5,
+    "depth": 25,
+    "drop": 0.0,
+    "their_keep": 0,
+    "danger_deals": 0,
+}
+"""Small searches on random deals, every candidate to the end (the defaults deal as a keeping player: `KEEPING`)."""
 RACING = {**PARAMS, "samples": 9, "drop": 0.5}
 """A race: from the eighth deal (`RACE_FROM`) a candidate trailing by half a standard error meets no more."""
 KEEPING = {**PARAMS, "their_keep": 6}

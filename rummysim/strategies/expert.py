@@ -3,11 +3,12 @@
 Policy: for each decision (the draw, the melds, the discard) it deals the cards it has
 not seen at random, consistently with what its seat has seen, `samples` times: every
 holding keeps its size, the cards a seat took from the discard pile and has not played
-stay in that seat's holding, and the rest is the stock. With `their_keep` above 0 another
-seat's hidden cards are dealt as a player building melds keeps them: up to `their_keep`
+stay in that seat's holding, and the rest is the stock. Another seat's hidden cards are
+dealt as a player building melds keeps them (`their_keep`, 10 by default; 0 deals them at
+random): up to `their_keep`
 more cards than it hides (no more than the turns each seat has had), of which it keeps
 those of fewest points less 4 times their potential (cautious' hope). With `danger_deals`
-above 0, once the next seat has melded, its default ranks its discards with each card's
+above 0 (32 by default), once the next seat has melded, its default ranks its discards with each card's
 danger read from that many such deals (the share in which the next seat could meld it)
 instead of cautious' estimate. On each deal it plays each
 candidate move, then the rest of its turn and the hand on to its end (at most `depth`
@@ -115,8 +116,8 @@ class Expert(Cautious):
         blind: float = 2.0,
         their_patience: int = 0,
         drop: float = 1.0,
-        their_keep: int = 0,
-        danger_deals: int = 0,
+        their_keep: int = 10,
+        danger_deals: int = 32,
     ) -> None:
         super().__init__(rng=rng, caution=caution, blind=blind, hope=hope)
         if (
