@@ -164,8 +164,11 @@ def record_interrupts() -> None:
     if _interrupts["recording"] or threading.current_thread() is not threading.main_thread():
         return
     previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:  # no Ctrl-C can come (a job started in the background): every one is a bot's
+        _interrupts["recording"] = True
+        return
     if previous is not signal.default_int_handler:
-        return  # SIGINT ignored (a worker) or handled by the program: leave it be
+        return  # SIGINT handled by the program: leave it be
     signal.signal(signal.SIGINT, _on_sigint)
     _interrupts["recording"] = True
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -108,8 +109,10 @@ def test_a_real_sigint_to_a_run_and_its_workers_prints_one_line_and_no_traceback
     path = tmp_path / "tiny.yaml"
     path.write_text(json.dumps({**TINY, "games": 3000, "engine": "python"}))
     command = ["run", str(path), "--out", str(tmp_path), "--jobs", "2", "--chunk-games", "1", "--no-report"]
+    at_a_terminal = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)  # even if this suite's is ignored
     process = subprocess.Popen([sys.executable, "-m", "rummysim", *command], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=at_a_terminal)  # fmt: skip
     folder = tmp_path / "tiny" / "chunks"
     deadline = time.time() + 120
     while time.time() < deadline and (not folder.exists() or len(list(folder.glob("c*"))) < 3):

@@ -8,8 +8,10 @@ played in a subprocess, as a user would meet them.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -246,6 +248,21 @@ def test_a_bots_keyboard_interrupt_is_not_the_users_ctrl_c(tmp_path, bots, isola
 def test_a_bots_keyboard_interrupt_in_the_library_is_its_strategy_error(bots):
     with pytest.raises(StrategyError, match=r"^seat 0 \(hostile.py:Interrupts\) raised KeyboardInterrupt in draw"):
         play_game([spec(bots, "Interrupts"), "greedy"], seed=1)
+
+
+def test_a_bots_keyboard_interrupt_where_sigint_is_ignored_is_its_strategy_error(bots):
+    """A run started in the background (SIGINT ignored, as `cmd &` in a script) gets no Ctrl-C: a bot's own
+    KeyboardInterrupt is its StrategyError there too, not the user's stop."""
+    script = (
+        "from rummysim.errors import StrategyError\nfrom rummysim.game import play_game\n"
+        f"try:\n    play_game([{{'strategy': {str(bots) + ':Interrupts'!r}}}, 'greedy'], seed=1)\n"
+        "except StrategyError as error:\n    print('StrategyError', error)\n"
+    )
+    ignore = functools.partial(signal.signal, signal.SIGINT, signal.SIG_IGN)
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, preexec_fn=ignore)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("StrategyError seat 0 (hostile.py:Interrupts) raised KeyboardInterrupt in draw")
 
 
 # -- timers swallowed and ignored: the watchdog ends the process in one line -------------------------
