@@ -10,8 +10,10 @@ survive its correction, is called inconclusive, never "equal".
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 from rummysim.analysis import Analysis, Comparison, ConditionSummary
+from rummysim.analysis.metrics import StrategyShare
 from rummysim.analysis.skill import strengths_against
 from rummysim.measures import by_metric
 from rummysim.report.skill import pairings, skill_sentence, strength_text
@@ -142,15 +144,22 @@ def evidence(analysis: Analysis) -> list[str]:
     return lines
 
 
+def _mixed(analysis: Analysis) -> Iterator[tuple[ConditionSummary, StrategyShare, list[str]]]:
+    """Yield each mixed lineup's condition, its stronger strategy and the others (quoted names)."""
+    for c in analysis.conditions:
+        strong = c.stronger
+        if strong is not None:
+            yield c, strong, [f"`{s.strategy}`" for s in c.strategies if s is not strong]
+
+
 def lone_skill(analysis: Analysis) -> list[str]:
     """Return, for each mixed lineup no comparison measures, whether its stronger strategy beats the others."""
     compared = {name for comp in analysis.comparisons if comp.skill_metric for name in (comp.other, comp.reference)}
     lines = []
-    for c in analysis.conditions:
-        strong = c.stronger
-        if strong is None or c.name in compared:
+    for c, strong, opponents in _mixed(analysis):
+        if c.name in compared:
             continue
-        others = ", ".join(f"`{s.strategy}`" for s in c.strategies if s is not strong)
+        others = ", ".join(opponents)
         verdict = "wins more than its fair share against" if strong.order.low > 0 else "is not shown to beat"
         lines.append(
             f"`{c.name}`: `{strong.strategy}` {verdict} {others} (its seats win "
@@ -163,11 +172,8 @@ def lineup_answers(analysis: Analysis) -> list[str]:
     """Return the answer of a run that planned no comparison: for each mixed lineup, its stronger strategy's share
     of the games against its fair share, in a player's words (the evidence gives the rest)."""
     lines = []
-    for c in analysis.conditions:
-        strong = c.stronger
-        if strong is None:
-            continue
-        others = " and ".join(f"`{s.strategy}`" for s in c.strategies if s is not strong)
+    for c, strong, opponents in _mixed(analysis):
+        others = " and ".join(opponents)
         fair = 100 * strong.seats / c.n_players
         seats = f"its {strong.seats} seats" if strong.seats > 1 else "it"
         share = pp(strong.share, signed=False, unit="%")

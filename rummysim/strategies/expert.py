@@ -5,13 +5,12 @@ not seen at random, consistently with what its seat has seen, `samples` times: e
 holding keeps its size, the cards a seat took from the discard pile and has not played
 stay in that seat's holding, and the rest is the stock. Another seat's hidden cards are
 dealt as a player building melds keeps them (`their_keep`, 10 by default; 0 deals them at
-random): up to `their_keep`
-more cards than it hides (no more than the turns each seat has had), of which it keeps
-those of fewest points less 4 times their potential (cautious' hope). With `danger_deals`
-above 0 (32 by default), once the next seat has melded, its default ranks its discards with each card's
-danger read from that many such deals (the share in which the next seat could meld it)
-instead of cautious' estimate. On each deal it plays each
-candidate move, then the rest of its turn and the hand on to its end (at most `depth`
+random): up to `their_keep` more cards than it hides (no more than the turns each seat has
+had), of which it keeps those of fewest points less 4 times their potential (cautious'
+hope). With `danger_deals` above 0 (32 by default), once the next seat has melded, its
+default ranks its discards with each card's danger read from that many such deals (the
+share in which the next seat could meld it) instead of cautious' estimate. On each deal it
+plays each candidate move, then the rest of its turn and the hand on to its end (at most `depth`
 turns). Its own seat plays its default policy: rummy_hunter's melds (hidden while the
 going-rummy bonus pays, R8.3: for `patience` own turns, while no opponent holds `alarm`
 cards or fewer) and cautious' discards (`caution` 20, weighing a discard's danger more than
