@@ -21,7 +21,7 @@ from rummysim.excerpt import excerpt, key_text
 from rummysim.limits import MAX_GAMES, whole_number_within
 from rummysim.margins import MARGIN_RANGE as MARGIN_RANGE  # defined there, importable from here as before
 from rummysim.margins import MARGINS as MARGINS
-from rummysim.margins import check_margin, check_precision, margin_text
+from rummysim.margins import check_margin, check_precision, check_relative, margin_text, margins_text
 from rummysim.measures import DEFAULT_MEASURES, PLANNABLE
 from rummysim.rules import FIELDS, Rules
 from rummysim.seating import DEFAULT_SEATING, check_seating, seated
@@ -178,6 +178,9 @@ class Experiment:
     """Which engine plays the conditions (`ENGINES`); a condition may say otherwise. Never changes results."""
     margin: dict[str, float] = dataclasses.field(default_factory=lambda: check_margin(None, "margin"))
     """Each measure's margin of equivalence (`MARGINS`), in its own unit. Never changes results."""
+    relative_margin: dict[str, float] = dataclasses.field(default_factory=lambda: check_relative(None, "margin"))
+    """The measures decided on the log ratio of their levels (`rummysim.margins.RELATIVE`), each with its margin as
+    a share of the reference's level (0.05); a measure given a margin in its unit is decided on the difference."""
     precision: dict[str, float] = dataclasses.field(default_factory=dict)
     """The half-width asked of each measure's planned comparisons (`rummysim.precision`); {}: play ``games``."""
     max_games: int | None = None
@@ -202,7 +205,7 @@ class Experiment:
             "isolate": self.isolate,
             **({} if self.sandbox else {"sandbox": False}),  # listed only when off: manifests stay as they were
             "engine": self.engine,
-            "margin": {measure: margin_text(measure, value) for measure, value in self.margin.items()},
+            "margin": margins_text(self.margin, self.relative_margin),
             "precision": {measure: margin_text(measure, value) for measure, value in self.precision.items()},
             "max_games": self.max_games,
             "skill": {"strategy": list(self.skill)} if self.skill else None,
@@ -367,6 +370,7 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
         sandbox=data.get("sandbox", True) is not False,
         engine=str(data.get("engine") or "auto"),
         margin=check_margin(data.get("margin"), f"{where}.margin"),
+        relative_margin=check_relative(data.get("margin"), f"{where}.margin"),
         precision=check_precision(data.get("precision"), f"{where}.precision") if data.get("precision") else {},
         max_games=whole_number(data["max_games"], name=f"{where}.max_games", low=1) if data.get("max_games") else None,
         skill=check_skill(data.get("skill"), f"{where}.skill"),

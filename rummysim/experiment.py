@@ -23,6 +23,7 @@ from rummysim.design import (
     check_margin,
     check_measures,
     check_precision,
+    check_relative,
     check_skill,
 )
 from rummysim.errors import ConfigError, nearest
@@ -221,6 +222,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         sandbox=_flag(data.get("sandbox", True), "sandbox", where),
         engine=check_engine(data.get("engine", "auto"), f"{where}: engine"),
         margin=check_margin(data.get("margin"), f"{where}: margin"),
+        relative_margin=check_relative(data.get("margin"), f"{where}: margin"),
         measures=measures,
         **sizing,
         skill=check_skill(

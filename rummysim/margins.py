@@ -22,8 +22,13 @@ measure -> (its unit, the default margin in that unit), from `rummysim.measures`
 
 The margin is also the smallest effect worth reporting: a verdict's "Yes, but small" and "No" are
 decided against it (`rummysim.analysis.compare`)."""
+RELATIVE: dict[str, float] = {name: m.relative for name, m in MEASURES.items() if m.relative}
+"""The measures whose margin is by default a share of the reference's level, decided on the log ratio of the two
+levels: measure -> that share (0.05, 5%). A file may set another share (``game_length: 10%``) or a margin in the
+measure's unit (``game_length: 2 hands``), which has it decided on the difference instead."""
 MARGIN_RANGE = UNIT_RANGE
 _AMOUNT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*$")
+_SHARE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*%\s*$")
 
 
 def check_margin(value: Any, where: str) -> dict[str, float]:
@@ -48,7 +53,58 @@ def check_margin(value: Any, where: str) -> dict[str, float]:
             f"got {excerpt(value)}"
         )
     margins = {measure: default for measure, (_, default) in MARGINS.items()}
-    return margins | _measures(value, where)
+    return margins | _measures({k: v for k, v in value.items() if not _is_share(k, v, where)}, where)
+
+
+def check_relative(value: Any, where: str) -> dict[str, float]:
+    """Return the margins given as a share of the reference's level (`RELATIVE`), by measure, as fractions.
+
+    Each measure of `RELATIVE` has its default share unless the file gives it a margin in its unit
+    (then it is decided on the difference, and absent here); ``10%`` sets another share.
+
+    >>> check_relative({"game_length": "2 hands", "hand_length": "10%"}, "x.yaml: margin")
+    {'hand_length': 0.1, 'points_per_hand': 0.05}
+    >>> check_relative({"order": "5%"}, "x.yaml: margin")
+    Traceback (most recent call last):
+    ...
+    rummysim.errors.ConfigError: x.yaml: margin.order: '5%' is a share of a level, which only game_length, \
+hand_length and points_per_hand take; give order a number, such as 0.02
+    """
+    given = value if isinstance(value, Mapping) else {}
+    shares = {}
+    for measure, default in RELATIVE.items():
+        if measure not in given:
+            shares[measure] = default
+        elif _is_share(measure, given[measure], where):
+            shares[measure] = float(_SHARE.match(given[measure]).group(1)) / 100  # type: ignore[union-attr]
+    for measure, amount in given.items():
+        _is_share(measure, amount, where)  # a share given to a measure that takes none is refused
+    return shares
+
+
+def _is_share(measure: Any, value: Any, where: str) -> bool:
+    """Return True if `value` is a share such as ``5%`` for a measure of `RELATIVE`; refuse a share elsewhere."""
+    matched = _SHARE.match(value) if isinstance(value, str) else None
+    if matched is None:
+        return False
+    if measure not in RELATIVE:
+        if measure not in MARGINS:
+            return False  # an unknown measure: said as such by `_measures`
+        unit, default = MARGINS[measure]
+        raise ConfigError(
+            f"{where}.{key_text(measure)}: {excerpt(value)} is a share of a level, which only "
+            f"{_listed(RELATIVE)} take; give {measure} {_such(unit, default)}"
+        )
+    share = float(matched.group(1))
+    if not 0 < share <= 100:
+        raise ConfigError(f"{where}.{measure}: {excerpt(value)} is not a share above 0% and at most 100%")
+    return True
+
+
+def _listed(names: Mapping[str, Any]) -> str:
+    """Return ``a, b and c``."""
+    words = list(names)
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def check_precision(value: Any, where: str) -> dict[str, float]:
@@ -106,3 +162,13 @@ def _such(unit: str, default: float) -> str:
 def margin_text(measure: str, value: float) -> str | float:
     """Return a margin as the experiment file writes it: ``1 pp`` or ``0.02``."""
     return f"{value:g} pp" if MARGINS[measure][0] == "pp" else value
+
+
+def margins_text(absolute: Mapping[str, float], relative: Mapping[str, float]) -> dict[str, str | float]:
+    """Return every margin as the experiment file writes it, a share where the measure is decided on one (``5%``).
+
+    >>> margins_text({"game_length": 1.0, "order": 0.02}, {"game_length": 0.05})
+    {'game_length': '5%', 'order': 0.02}
+    """
+    shares = {measure: f"{share * 100:g}%" for measure, share in relative.items()}
+    return {measure: shares.get(measure, margin_text(measure, value)) for measure, value in absolute.items()}

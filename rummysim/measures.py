@@ -15,9 +15,9 @@ first_player_edge_hand     the player on the dealer's left, who plays first (R3.
                            share of decided hands won, less 1/n
 dealer_edge_hand           the dealer, who plays last: share of decided hands won,    pp      0.5
                            less 1/n
-game_length                hands per game (R11)                                        hands   1
-hand_length                turns per hand, all seats (R4)                              turns   1
-points_per_hand            points scored per hand (R8), stalled hands count 0         points  1
+game_length                hands per game (R11)                                        hands   5%
+hand_length                turns per hand, all seats (R4)                              turns   5%
+points_per_hand            points scored per hand (R8), stalled hands count 0         points  5%
 rummy_rate                 share of decided hands won by going rummy (R8.3)           pp      0.5
 rummy_point_share          share of all points scored by rummy hands (R8.3)           pp      1
 skill                      the measured strategy's Order at one table size (margin    Order   0.02
@@ -26,7 +26,9 @@ skill                      the measured strategy's Order at one table size (marg
 =========================  ==========================================================  ======  ======
 
 The margins are the smallest change worth reporting: below it a change is "small"; docs/metrics.md
-says why each default was chosen.
+says why each default was chosen. A length or a score (5%) is decided on the log of the ratio of its
+two levels, so a game 30% shorter is never "small" however short games are; a file that gives such a
+measure a margin in its unit (``game_length: 2 hands``) has it decided on the difference instead.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ class Measure:
     """The default margin, in the unit: the smallest change worth reporting."""
     noun: str
     """The measure in a player's words, for a verdict sentence."""
+    relative: float = 0.0
+    """The default margin as a share of the reference's level (0.05: 5%), for a measure decided on the log ratio
+    of its two levels (a length or a score, whose size depends on the table); 0: decided on the difference."""
 
 
 MEASURES: dict[str, Measure] = {
@@ -60,9 +65,9 @@ MEASURES: dict[str, Measure] = {
         Measure("first_player_edge_hand", "first_seat_advantage_hand", "pp", 100.0, 0.5,
                 "the first player's edge in a hand"),
         Measure("dealer_edge_hand", "dealer_advantage_hand", "pp", 100.0, 0.5, "the dealer's edge in a hand"),
-        Measure("game_length", "hands_per_game", "hands", 1.0, 1.0, "the length of a game"),
-        Measure("hand_length", "turns_per_hand", "turns", 1.0, 1.0, "the length of a hand"),
-        Measure("points_per_hand", "points_per_hand", "points", 1.0, 1.0, "the points a hand scores"),
+        Measure("game_length", "hands_per_game", "hands", 1.0, 1.0, "the length of a game", 0.05),
+        Measure("hand_length", "turns_per_hand", "turns", 1.0, 1.0, "the length of a hand", 0.05),
+        Measure("points_per_hand", "points_per_hand", "points", 1.0, 1.0, "the points a hand scores", 0.05),
         Measure("rummy_rate", "rummy_rate", "pp", 100.0, 0.5, "how often a hand is won by going rummy"),
         Measure("rummy_point_share", "rummy_point_share", "pp", 100.0, 1.0, "rummy's share of the points"),
         Measure("order", "order", "", 1.0, 0.02, "how much more than its share the better player wins"),

@@ -50,7 +50,7 @@ def test_a_manifest_keeps_the_margins_and_an_older_manifest_reads_with_the_defau
     defaults = {name: m.margin for name, m in MEASURES.items()}
     assert experiment.margin == defaults | {"first_seat_edge": 0.5, "order": 0.03}
     assert experiment.to_dict()["margin"]["first_seat_edge"] == "0.5 pp"
-    assert experiment.to_dict()["margin"]["game_length"] == 1.0
+    assert experiment.to_dict()["margin"]["game_length"] == "5%"  # R11's length: a share of the reference's level
     committed = json.loads((ROOT / "results" / "acehigh" / "manifest.json").read_text())
     assert committed["experiment"].pop("margin")["first_seat_edge"] == "1 pp"
     assert from_manifest(committed, source="manifest.json").margin == defaults

@@ -71,10 +71,12 @@ def test_the_measures_errors_quoted_in_experiments_md_are_the_ones_rummysim_give
     acehigh = yaml.safe_load((DOCS.parent / "experiments" / "acehigh.yaml").read_text())
     misspelt = measures_example() | {"measures": ["game_lenght"]}
     wrong_unit = measures_example() | {"margin": {"game_length": "1 turn"}}
+    share_of_order = measures_example() | {"margin": {"order": "5%"}}
     for source, data in [
         ("experiments/acehigh.yaml", acehigh | {"measures": ["game_length", "hand_length"]}),
         ("experiments/x.yaml", misspelt),
         ("experiments/x.yaml", wrong_unit),
+        ("experiments/x.yaml", share_of_order),
     ]:
         with pytest.raises(ConfigError) as error:
             parse_experiment(data, source=source)

@@ -157,7 +157,10 @@ def test_forest_plot_draws_the_point_alone_when_a_row_has_no_interval():
 
 
 def test_forest_row_checks_its_verdict_and_interval():
-    with pytest.raises(ConfigError, match=r"verdict 'Maybe' is not one of \"Yes\", \"Yes, but small\", \"No\""):
+    with pytest.raises(
+        ConfigError,
+        match=r"verdict 'Maybe' is not one of \"Yes\", \"Yes, of unclear size\", \"Yes, but small\", \"No\"",
+    ):
         ForestRow("x", "g", 1.0, 0.0, 2.0, 1.0, "pp", "Maybe")
     with pytest.raises(ConfigError, match=r"the interval \[2.0, 0.0\] ends below its start"):
         ForestRow("x", "g", 1.0, 2.0, 0.0, 1.0, "pp", "Yes")

@@ -35,15 +35,16 @@ def planned(low: float, high: float, p: float, *, margin: float = 1.0) -> Compar
 @pytest.mark.parametrize(
     ("low", "high", "p", "answer"),
     [
-        (-7.7, -7.0, 1e-9, Answer.YES),  # a real change beyond the margin
-        (-1.5, -0.5, 1e-4, Answer.YES),  # real, and the interval reaches past the margin: not "small"
+        (-7.7, -7.0, 1e-9, Answer.YES),  # a real change, the whole interval beyond the margin
+        (1.0, 1.4, 1e-9, Answer.YES),  # at the margin counts as "at least the margin"
+        (-1.5, -0.5, 1e-4, Answer.UNCLEAR),  # real, the interval straddles the margin: its size is unclear
         (0.1, 0.4, 1e-4, Answer.SMALL),  # real, the whole interval inside ±1
         (-0.3, 0.2, 0.6, Answer.NO),  # nothing shown, the whole interval inside ±1
         (-0.5, 2.4, 0.2, Answer.CANT_TELL),  # nothing shown, 2.4 still possible
-        (0.2, 0.6, 0.2, Answer.NO),  # excludes zero but its test does not hold: still inside the margin
+        (0.2, 0.6, 0.2, Answer.SMALL),  # read from the interval alone: the exact test's p only supports it
     ],
 )
-def test_the_answer_is_decided_from_the_interval_the_test_and_the_margin(low, high, p, answer):
+def test_r_answers_are_read_from_the_simultaneous_interval_and_the_margin_alone(low, high, p, answer):
     assert planned(low, high, p).answer(METRIC) is answer
 
 
@@ -128,9 +129,18 @@ def test_a_verdict_never_contradicts_its_evidence(report):
     for verdict in verdicts(analysis):
         comp, metric = verdict.comparison, verdict.measure.metric
         assert verdict.answer is comp.answer(metric)
-        d = comp.differences[metric]
-        assert np.isclose(verdict.change.low, d.low * verdict.measure.scale)
+        d, b = comp.differences[metric], comp.bounds[metric]
+        assert verdict.level == b.level == 1 - 0.05 / len(verdicts(analysis)) > 0.95  # simultaneous over the run
+        shown = b.interval.low * verdict.measure.scale if not b.relative else 100 * np.expm1(b.interval.low)
+        assert np.isclose(verdict.change.low, shown)  # the interval printed is the one that decided
+        if not b.relative:
+            assert (
+                verdict.change.low < d.low * verdict.measure.scale
+                and verdict.change.high > d.high * verdict.measure.scale
+            )  # widened
         said = verdict.sentence
+        low, high = (float(x) for x in re.findall(r"change [^\[]*\[([-+0-9.]+)%?, ([-+0-9.]+)\]", said)[-1])
+        assert (low <= 0 <= high) is (verdict.answer in (Answer.NO, Answer.CANT_TELL))  # R: no "No" beside a change
         if verdict.answer in (Answer.NO, Answer.CANT_TELL):
             assert "rises" not in said and "falls" not in said and "sooner" not in said and "longer" not in said
         if verdict.answer is Answer.CANT_TELL:

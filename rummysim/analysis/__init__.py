@@ -27,6 +27,7 @@ from rummysim.analysis.metrics import PROPORTIONS, RATIOS, ConditionSummary, Str
 from rummysim.analysis.reading import BATCH_ROWS, Progress, read_frames
 from rummysim.analysis.skill import measured, strength
 from rummysim.design import Experiment
+from rummysim.measures import MEASURES
 from rummysim.results import Results
 
 __all__ = ["DESCRIPTIONS", "Analysis", "Comparison", "ConditionSummary", "Estimate", "analyze", "wilson"]
@@ -145,11 +146,19 @@ def _strength_columns(s: StrategyShare, n: int) -> dict[str, float]:
 
 
 def _bounds_columns(comp: Comparison, metric: str) -> dict[str, object]:
-    """Return the columns of what a planned difference rules out (NaN/empty for the others)."""
+    """Return the columns of a planned change's verdict: its answer, the simultaneous interval that decided it (on the
+    `scale` it was decided on: ``difference`` or ``log ratio``), its level, margin and what it rules out; NaN/empty
+    for the others."""
     b = comp.bounds.get(metric)
     if b is None:
-        return {"margin": float("nan"), "within_margin": "", "detectable": float("nan")}
-    return {"margin": b.margin, "within_margin": "yes" if b.equivalent else "no", "detectable": b.detectable}
+        nan = float("nan")
+        return {"answer": "", "scale": "", "decided": nan, "decided_low": nan, "decided_high": nan, "level": nan,
+                "margin": nan, "within_margin": "", "detectable": nan}  # fmt: skip
+    return {
+        "answer": comp.answer(metric).value, "scale": "log ratio" if b.relative else "difference",
+        "decided": b.interval.value, "decided_low": b.interval.low, "decided_high": b.interval.high, "level": b.level,
+        "margin": b.margin, "within_margin": "yes" if b.equivalent else "no", "detectable": b.detectable,
+    }  # fmt: skip
 
 
 def _drop_unplayed(
@@ -203,6 +212,7 @@ def analyze(
             seed=seed,
             skill=experiment.skill,
             measures=experiment.measures,
+            relative={MEASURES[m].metric for m in experiment.relative_margin},
         )
         for a, b, paired in plan(experiment.conditions)
         if a in summaries and b in summaries
@@ -215,7 +225,7 @@ def analyze(
     ):
         holm(family)
         fdr(family)
-        rule_out(family, margins=experiment.margin)
+        rule_out(family, margins=experiment.margin, relative=experiment.relative_margin)
     found = []
     if experiment.grid:
         first = {}  # per arm, its first condition's measured strategy (its Order is a grid measure too)

@@ -18,7 +18,7 @@ of their own (`Verdict`). The record of a comparison and how it stands, its `Ver
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from rummysim.analysis.equivalence import (
     spread,
     variance_ratio,
 )
-from rummysim.analysis.estimates import Pair, difference_estimates, linearised
+from rummysim.analysis.estimates import Pair, delta_log_ratio, difference_estimates, linearised
 from rummysim.analysis.metrics import (
     PROPORTIONS,
     RATIOS,
@@ -87,13 +87,16 @@ def _binary(frame: pd.DataFrame, column: str, value: object) -> np.ndarray:
 def compare(
     ref: tuple[ConditionSummary, pd.DataFrame], other: tuple[ConditionSummary, pd.DataFrame], *, paired: bool,
     seed: int = 0, skill: Sequence[str] = (), measures: Sequence[str] = DEFAULT_MEASURES,
+    relative: Collection[str] = (),
 ) -> Comparison:  # fmt: skip
     """Return the differences other - reference of every metric, with intervals and tests.
 
     `skill`: the strategies the experiment names for its skill measure (``skill.strategy``); the
     one compared is `rummysim.analysis.skill.measured` of the reference. `measures`: the
     experiment's planned measures (`rummysim.measures`); their metrics get the planned tests
-    (Holm), every other difference a descriptive one (Benjamini-Hochberg, `fdr`).
+    (Holm), every other difference a descriptive one (Benjamini-Hochberg, `fdr`). `relative`: the planned
+    metrics decided on the log ratio of their levels (`rummysim.margins.RELATIVE`): each gets its log ratio
+    (`delta_log_ratio`), and its spread on that scale.
     """
     (summary_a, games_a), (summary_b, games_b) = ref, other
     if paired:
@@ -114,6 +117,11 @@ def compare(
         if metric in MEASURES and metric in result.planned:
             per_game = np.all(a[1] == 1) and np.all(b[1] == 1)  # a mean per game: its values as the test sees them
             za, zb = (a[0], b[0]) if per_game else (linearised(*a), linearised(*b))
+            if metric in relative:
+                log_ratio = delta_log_ratio(a, b, paired=paired)
+                result.log_ratios[metric] = log_ratio
+                ra, rb = (float(np.sum(x[0]) / np.sum(x[1])) if np.sum(x[1]) > 0 else np.nan for x in (a, b))
+                za, zb = linearised(*a) / ra, linearised(*b) / rb  # each game's influence on the log of its ratio
             result.spreads[metric] = spread(za, zb, paired=paired)
 
     columns_a, columns_b = per_game_columns(games_a), per_game_columns(games_b)
@@ -247,20 +255,26 @@ def _mcnemar(a: np.ndarray, b: np.ndarray) -> float:
     return float(mcnemar(table, exact=True).pvalue)
 
 
-def rule_out(comparisons: Sequence[Comparison], *, margins: Mapping[str, float]) -> None:
-    """Set what each planned difference rules out (`equivalence.bounds`); call after `holm`.
+def rule_out(
+    comparisons: Sequence[Comparison], *, margins: Mapping[str, float], relative: Mapping[str, float] | None = None
+) -> None:
+    """Set each planned change's simultaneous interval and what it rules out (`equivalence.bounds`).
 
-    The smallest detectable change is at Holm's first level, α/m, over the m planned tests
-    of the experiment, so it holds whatever the other tests show.
+    The m planned changes of the family (every comparison's planned metrics with a difference)
+    share one set of simultaneous intervals at 1 − α/m: the run's verdicts are read from them.
+    `relative`: measure -> its margin as a share of the reference's level, for the measures whose
+    comparisons carry a log ratio (`compare`'s `relative`); the others are decided on the difference.
     """
-    tests = sum(1 for c in comparisons for t in c.tests.values() if not np.isnan(t.p))
-    for comp in comparisons:
-        for metric in MEASURES:
-            if metric in comp.tests and metric in comp.differences:
-                comp.bounds[metric] = bounds(
-                    metric=metric, interval=comp.differences[metric], spread=comp.spreads[metric],
-                    margins=margins, tests=tests, exact=comp.tests[metric].method == MCNEMAR,
-                )  # fmt: skip
+    shares = relative or {}
+    planned = [(c, m) for c in comparisons for m in MEASURES if m in c.tests and m in c.differences]
+    for comp, metric in planned:
+        key = MEASURES[metric][0]
+        on_log = metric in comp.log_ratios and key in shares
+        comp.bounds[metric] = bounds(
+            metric=metric, interval=comp.log_ratios[metric] if on_log else comp.differences[metric],
+            spread=comp.spreads[metric], margins=margins, tests=len(planned),
+            exact=comp.tests[metric].method == MCNEMAR, share=shares[key] if on_log else None,
+        )  # fmt: skip
 
 
 def fdr(comparisons: Sequence[Comparison]) -> None:

@@ -21,10 +21,10 @@ ALPHA = 0.05
 class Verdict(StrEnum):
     """How a difference stands, decided once here; the report words each one."""
 
-    HOLDS = "holds after Holm's correction"
-    """Its interval excludes zero and its planned test holds after Holm's correction."""
-    NOT_AFTER_HOLM = "inconclusive after Holm's correction"
-    """Its interval excludes zero, but its planned test does not hold after correction."""
+    HOLDS = "holds with every planned change at once"
+    """A planned change whose simultaneous interval (`rummysim.analysis.equivalence.simultaneous`) excludes zero."""
+    NOT_AFTER_HOLM = "inconclusive with every planned change at once"
+    """A planned change whose 95% interval excludes zero but whose simultaneous interval does not."""
     INCONCLUSIVE = "inconclusive"
     """Its interval spans zero, or could not be computed (too few games)."""
     UNCORRECTED = "interval excludes zero (uncorrected: no planned test)"
@@ -57,15 +57,20 @@ class Verdict(StrEnum):
 
 
 class Answer(StrEnum):
-    """A planned comparison's answer to its question, decided from its interval [L, U] and margin X.
+    """A planned comparison's answer, read from its simultaneous interval [L, U] (1 − α/m) and its margin X.
 
-    - ``Yes``: the change holds after Holm's correction and [L, U] reaches beyond ±X;
-    - ``Yes, but small``: it holds, and [L, U] lies inside ±X: a real change, smaller than the margin;
-    - ``No``: it does not hold and [L, U] lies inside ±X: any change is smaller than X (equivalence);
-    - ``Can't tell``: it does not hold and [L, U] reaches beyond ±X: a change that large is still possible.
+    - ``Yes``: [L, U] lies wholly at or beyond X on one side: a change at least as large as the margin;
+    - ``Yes, of unclear size``: [L, U] excludes zero and straddles X: a change, whose size may be small;
+    - ``Yes, but small``: [L, U] excludes zero and lies inside ±X: a real change, smaller than the margin;
+    - ``No``: [L, U] holds zero and lies inside ±X: any change is smaller than X (equivalence);
+    - ``Can't tell``: [L, U] holds zero and reaches beyond ±X: a change that large is still possible.
+
+    All m intervals of a run cover their changes at once with 95% confidence, so all its answers are right
+    together: the chance of any false "Yes", "No" or "Yes, but small" in a run is at most 5%.
     """
 
     YES = "Yes"
+    UNCLEAR = "Yes, of unclear size"
     SMALL = "Yes, but small"
     NO = "No"
     CANT_TELL = "Can't tell"
@@ -111,6 +116,9 @@ class Comparison:
     """Paired only: each difference's variance over an unpaired design's on the same games (`variance_ratio`)."""
     spreads: dict[str, Spread] = field(default_factory=dict)
     """The standard errors of each planned difference (`MEASURES`), for its smallest detectable change."""
+    log_ratios: dict[str, Estimate] = field(default_factory=dict)
+    """The planned relative measures' log(other / reference) with its 95% interval (delta method), on which their
+    verdicts are decided (`rummysim.margins.RELATIVE`)."""
     bounds: dict[str, Bounds] = field(default_factory=dict)
     """What each planned difference rules out (`rule_out`, after Holm's correction)."""
 
@@ -131,20 +139,22 @@ class Comparison:
             if np.isnan(found.p_fdr):
                 return Verdict.NOT_COMPUTED
             return Verdict.DISCOVERED if found.p_fdr < ALPHA else Verdict.NOT_AFTER_FDR
+        bounds = self.bounds.get(metric)
+        if bounds is not None and np.isfinite(bounds.interval.low):  # read from the simultaneous interval
+            return Verdict.HOLDS if bounds.shown else Verdict.NOT_AFTER_HOLM
         if np.isnan(test.p):
             return Verdict.NOT_COMPUTED
         return Verdict.HOLDS if test.p_holm < ALPHA else Verdict.NOT_AFTER_HOLM
 
     def answer(self, metric: str) -> Answer:
-        """Return a planned difference's answer (`Answer`), from its verdict and what it rules out (`rule_out`)."""
-        verdict = self.verdict(metric)
-        if verdict in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
+        """Return a planned change's answer (`Answer`), read from its simultaneous interval and margin (`rule_out`)."""
+        if metric in self.no_events or self.verdict(metric) is Verdict.EXACTLY_ZERO:
             return Answer.NO
         b = self.bounds.get(metric)
         if b is None or not (np.isfinite(b.interval.low) and np.isfinite(b.interval.high)):
             return Answer.CANT_TELL
-        if verdict.is_claim:
-            return Answer.SMALL if b.equivalent else Answer.YES
+        if b.shown:
+            return Answer.SMALL if b.equivalent else Answer.YES if b.beyond else Answer.UNCLEAR
         return Answer.NO if b.equivalent else Answer.CANT_TELL
 
     def distribution_verdict(self, metric: str) -> Verdict:

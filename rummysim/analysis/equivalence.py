@@ -1,26 +1,38 @@
-"""What a planned comparison rules out: equivalence against a margin, the smallest detectable change, pairing's gain.
+"""What a planned change rules out: simultaneous intervals, equivalence against a margin, the smallest detectable one.
 
-For each planned difference (the first seat's game-level edge, the compared strategy's
-Order), with its 95% interval [L, U] and its standard error s:
+Every verdict of a run is read from one set of simultaneous intervals: each of the run's m
+planned changes (`rule_out` counts them, family by family) gets an interval at 1 − α/m
+(Bonferroni), so with 95% confidence *all* of them cover their true changes at once, and every
+verdict read from them (`rummysim.analysis.comparison.Answer`) is right together: a "Yes", a
+"No" and a "Yes, but small" each get the same family-wise control. That interval is the one
+printed beside the verdict. For each planned difference, with its 95% interval [L, U] and its
+standard error s:
 
-- **ruled out**: every change outside [L, U]. When [L, U] lies inside ±margin (the
-  experiment file's ``margin:``, `rummysim.design.MARGINS`), the data rule out any change
-  as large as the margin: the two one-sided tests of equivalence (Schuirmann's TOST),
-  each at 2.5%.
-- **detectable**: the smallest change the run finds with 80% power after Holm's
-  correction over the experiment's m planned tests, z(1 − α/2m) · s₀ + z(0.8) · s + c:
+- **simultaneous interval**: [L, U] widened about the estimate by z(1 − α/2m) / z(1 − α/2)
+  (`simultaneous`): exact for the delta method's normal intervals, and for a bootstrap's
+  percentile interval the same widening of each side, keeping its asymmetry (the bootstrap's
+  own tail at α/2m would rest on a handful of resamples).
+- **relative measures** (a game's or a hand's length, the points a hand scores; `rummysim.margins.RELATIVE`):
+  decided on log(other / reference) by the delta method against ±log(1 + share), so a game
+  30% shorter is never "small" however short games are.
+- **ruled out**: every change outside the simultaneous interval. When it lies inside ±margin
+  (the experiment file's ``margin:``), the data rule out any change as large as the margin:
+  the two one-sided tests of equivalence (Schuirmann's TOST), each at α/2m.
+- **detectable**: the smallest change the run finds with 80% power at the simultaneous level,
+  z(1 − α/2m) · s₀ + z(0.8) · s + c:
   s₀ is the standard error with no change (the test's own scale: for paired games
   √(mean(d²) / N), which for yes/no outcomes is McNemar's √((b + c) / N²)), s the one the
   games show, and c, for an exact test of paired yes/no outcomes (McNemar's), one game's
   change max|d| / N, its continuity correction (Connor 1987; Fleiss, Levin and Paik 2003,
-  ch. 13). Holm's first step tests at α/m, so a change this large is found with about 80%
-  power whatever the other tests show.
+  ch. 13).
 - **variance ratio** (paired comparisons): the variance of the paired difference over
   the variance the same games would give unpaired, var(d_b − d_a) / (var(d_a) + var(d_b)),
   per game after linearising a ratio of sums (delta method). Below 1, pairing bought
   precision: an unpaired design would need 1/ratio times the games for the same width.
 
-docs/metrics.md gives the formulas' sources and their measured coverage and power.
+``precision:`` sizes the 95% half-width (`rummysim.precision`); the simultaneous interval is that
+width times z(1 − α/2m) / 1.96. docs/metrics.md gives the formulas' sources and their measured
+coverage, power and run-wise error rates.
 """
 
 from __future__ import annotations
@@ -32,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from rummysim.analysis.estimates import Estimate, delta_change, linearised
+from rummysim.analysis.estimates import LEVEL, Estimate, Z, delta_change, linearised
 from rummysim.measures import MEASURES as ALL_MEASURES
 
 ALPHA = 0.05
@@ -49,23 +61,61 @@ class Bounds:
 
     metric: str
     interval: Estimate
-    """The difference other − reference with its 95% interval."""
+    """The change with its simultaneous interval at `level`: the one that decides the verdict and is printed.
+    On the difference other − reference, or for a `relative` measure on log(other / reference)."""
     margin: float
-    """The margin of equivalence, in the difference's own scale (a fraction for a share)."""
+    """The margin of equivalence on the interval's scale (a fraction for a share, log(1 + share) if `relative`)."""
     spread: Spread
-    """The difference's standard errors and its exact test's step."""
+    """The change's standard errors and its exact test's step, on the interval's scale."""
     detectable: float
-    """The smallest change found with 80% power after Holm's correction."""
+    """The smallest change found with 80% power at the simultaneous level, on the interval's scale."""
+    level: float = LEVEL
+    """The interval's confidence level, 1 − α/m over the run's m planned changes."""
+    relative: bool = False
+    """Decided on the log ratio of the two levels (`rummysim.margins.RELATIVE`), not on their difference."""
+
+    @property
+    def shown(self) -> bool:
+        """Return True if the interval excludes zero: the change's sign is shown."""
+        return bool(self.interval.low > 0 or self.interval.high < 0)
 
     @property
     def equivalent(self) -> bool:
-        """Return True if the 95% interval lies inside ±margin: the data rule out a change as large as the margin."""
+        """Return True if the interval lies inside ±margin: the data rule out a change as large as the margin."""
         return bool(-self.margin < self.interval.low and self.interval.high < self.margin)
 
     @property
+    def beyond(self) -> bool:
+        """Return True if the whole interval lies at or beyond the margin on one side: a change at least that large."""
+        return bool(self.interval.low >= self.margin or self.interval.high <= -self.margin)
+
+    @property
     def possible(self) -> float:
-        """Return the largest change (either sign) the 95% interval leaves possible."""
+        """Return the largest change (either sign) the interval leaves possible."""
         return float(max(abs(self.interval.low), abs(self.interval.high)))
+
+
+def simultaneous(e: Estimate, *, tests: int, alpha: float = ALPHA) -> Estimate:
+    """Return a 95% interval widened to the simultaneous level 1 − α/m over `tests` m changes (Bonferroni).
+
+    Each side grows about the estimate by z(1 − α/2m) / z(1 − α/2), so a normal interval becomes
+    exactly the normal interval at that level, and a percentile one keeps its asymmetry:
+
+    >>> e = simultaneous(Estimate(1.0, 0.0, 2.0, 100), tests=7)
+    >>> round(e.low, 3), round(e.high, 3)
+    (-0.373, 2.373)
+    >>> simultaneous(Estimate(1.0, 0.0, 2.0, 100), tests=1) == Estimate(1.0, 0.0, 2.0, 100)
+    True
+    """
+    if tests <= 1:
+        return e
+    k = float(stats.norm.ppf(1 - alpha / (2 * tests))) / Z
+    return Estimate(e.value, e.value - k * (e.value - e.low), e.value + k * (e.high - e.value), e.n)
+
+
+def level_of(tests: int, alpha: float = ALPHA) -> float:
+    """Return the simultaneous level 1 − α/m of m tests: ``0.99286`` for 7 (at least 0.95)."""
+    return 1 - alpha / max(tests, 1)
 
 
 @dataclass(frozen=True)
@@ -150,11 +200,17 @@ def detectable(spread: Spread, *, tests: int, exact: bool = False, power: float 
 
 
 def bounds(
-    *, metric: str, interval: Estimate, spread: Spread, margins: Mapping[str, float], tests: int, exact: bool
-) -> Bounds:
-    """Return what a planned difference rules out, with the margin from the experiment (`MEASURES`).
+    *, metric: str, interval: Estimate, spread: Spread, margins: Mapping[str, float], tests: int, exact: bool,
+    share: float | None = None,
+) -> Bounds:  # fmt: skip
+    """Return what a planned change rules out at the simultaneous level of `tests` changes, with the file's margin.
 
-    `exact`: its test is exact on paired yes/no outcomes (McNemar's), so it needs one game's step more.
+    `interval`: the change's 95% interval, on the difference or, with `share` (a relative margin,
+    `rummysim.margins.RELATIVE`), on the log ratio, its margin then log(1 + share). `exact`: its
+    test is exact on paired yes/no outcomes (McNemar's), so it needs one game's step more.
     """
     key, unit = MEASURES[metric]
-    return Bounds(metric, interval, margins[key] * unit, spread, detectable(spread, tests=tests, exact=exact))
+    margin = math.log1p(share) if share is not None else margins[key] * unit
+    found = detectable(spread, tests=tests, exact=exact)
+    wide = simultaneous(interval, tests=tests)
+    return Bounds(metric, wide, margin, spread, found, level_of(tests), relative=share is not None)

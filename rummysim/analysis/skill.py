@@ -260,16 +260,18 @@ def compare_skill(
 
 
 def worth_reporting(comp: Comparison, margins: Mapping[str, float]) -> bool:
-    """Return True if the planned skill change holds after Holm and may reach the smallest effect worth reporting.
+    """Return True if the planned skill change holds and may reach the smallest effect worth reporting.
 
-    Decided on the interval, never on the point alone: a change is "smaller than worth reporting" only
-    when its whole 95% interval lies inside ±margin (the verdict's "Yes, but small"); +0.040 [+0.017,
-    +0.063] against a margin of 0.050 may be as large as 0.063, so it is worth reporting.
+    Decided on the interval that decides the verdict (the simultaneous one, `Comparison.bounds`), never on the
+    point alone: a change is "smaller than worth reporting" only when that whole interval lies inside ±margin
+    (the verdict's "Yes, but small"); +0.040 [+0.017, +0.063] against a margin of 0.050 may be as large as
+    0.063, so it is worth reporting.
     """
     metric = comp.skill_metric
     if metric is None or not comp.verdict(metric).is_claim:
         return False
-    d, margin = comp.differences[metric], margins[metric]
+    b = comp.bounds.get(metric)
+    d, margin = (b.interval, b.margin) if b is not None else (comp.differences[metric], margins[metric])
     return not (-margin < d.low and d.high < margin)
 
 

@@ -84,7 +84,7 @@ def render_markdown(
     notes = [holds(analysis, v) for v in found]
     answers = grouped(found, notes)
     if "answer" in figures:
-        alt = "The answer at a glance: each planned change with its 95% interval and margin"
+        alt = "The answer at a glance: each planned change with the interval that decided it, and its margin"
         answers.append(f"![{alt}]({_rel(figures['answer'], folder)})")
     if rated is not None:
         chart = f"![The ladder: each strategy's rating with its 95% interval]({_rel(figures['ladder'], folder)})"
@@ -134,6 +134,21 @@ def _ladder(analysis: Analysis, folder: Path, results: Results | None) -> Ladder
     return fit_ladder(analysis, games=results.games)
 
 
+def _levels_note(analysis: Analysis) -> str:
+    """Return what the verdicts' intervals are: simultaneous over the question's m planned changes (or 95% if one)."""
+    found = verdicts(analysis)
+    if not found:
+        return "Every interval is 95%. "
+    m, level = len(found), found[0].level
+    sized = " (the run was sized, by `precision:`, on their 95% half-widths)" if analysis.experiment.precision else ""
+    if m == 1 or level <= 0.95:
+        return f"The interval beside the verdict is 95%{sized}, as is every other. "
+    return (
+        f"The interval beside each verdict holds for all {m} of the question's planned changes at once ({level:.2%} "
+        f"each), so the verdicts are right together with 95% confidence{sized}; every other interval is 95%. "
+    )
+
+
 def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
     """Return the verdicts as the forest plot's rows: each change, its interval and margin, in its unit."""
     return [
@@ -144,7 +159,7 @@ def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
             low=v.change.low,
             high=v.change.high,
             margin=v.margin,
-            unit=v.measure.unit,
+            unit=v.unit,
             verdict=v.answer.value,
         )
         for v in found
@@ -153,7 +168,7 @@ def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
 
 def _reading_note(analysis: Analysis, folder: Path) -> str:
     return (
-        f"Every interval is 95%; the words are in the [glossary](#glossary), the rules in "
+        f"{_levels_note(analysis)}The words are in the [glossary](#glossary), the rules in "
         f"{_doc('rulebook.md', folder, 'the rulebook')}, and how to read this report in "
         f"{_doc('reading-a-report.md', folder, 'reading a report')}. Experiment `{analysis.experiment.name}`, "
         f"seed {analysis.experiment.seed}."

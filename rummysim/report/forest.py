@@ -1,7 +1,8 @@
 """The answer as a picture: a forest plot of the planned changes, one thin axis per row.
 
-Each `ForestRow` is one measured change (other − reference) with its 95% interval and
-margin, in the units it is shown in. Rows of different units cannot share an x-axis, so
+Each `ForestRow` is one measured change (other − reference) with the interval that decided
+its verdict (simultaneous over the run's planned changes) and its margin, in the units it is
+shown in (a relative measure's change in %). Rows of different units cannot share an x-axis, so
 each row gets its own, scaled to show zero, the interval and the margin band:
 
     label of the measure   |----[===o===]-----|    −7.26 hands       Yes
@@ -32,7 +33,7 @@ from matplotlib.ticker import MaxNLocator
 from rummysim.analysis.estimates import Estimate
 from rummysim.errors import ConfigError
 from rummysim.report.html import VERDICT_COLORS
-from rummysim.report.wording import signed
+from rummysim.report.wording import percent_text, signed
 
 # the page, in inches: label column, the row's axis, the value's text, the verdict
 WIDTH = 8.6  # 946 px at the report's 110 dpi: the HTML report's column shows it at its own size
@@ -45,7 +46,7 @@ NOTE = "Line: no change. Shaded: ± the margin, the smallest change worth report
 
 @dataclass(frozen=True)
 class ForestRow:
-    """One planned change, other − reference, with its 95% interval, all in display units (pp, hands, ...)."""
+    """One planned change, other − reference, with the interval that decided it, all in display units (pp, %, ...)."""
 
     label: str
     """The measure in words: "first player's edge in a hand"."""
@@ -53,14 +54,15 @@ class ForestRow:
     """The comparison: "aces high or low vs low only"."""
     value: float
     low: float
-    """The 95% interval's ends; NaN when there is none."""
+    """The interval's ends (simultaneous: the verdict's own); NaN when there is none."""
     high: float
     margin: float
     """The smallest change worth reporting, in display units; NaN if none."""
     unit: str
     """"pp", "hands", "turns", "points", "" ..."""
     verdict: str
-    """One of `rummysim.report.html.VERDICTS`: "Yes", "Yes, but small", "No", "Can't tell"."""
+    """One of `rummysim.report.html.VERDICTS`: "Yes", "Yes, of unclear size", "Yes, but small", "No",
+    "Can't tell"."""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICT_COLORS:
@@ -74,9 +76,13 @@ def value_text(row: ForestRow) -> tuple[str, str]:
     """Return the row's change and its interval as text: ("−7.26 hands", "[−7.29, −7.23]")."""
     if not math.isfinite(row.value):
         return "n/a", ""
+    e = Estimate(row.value, row.low, row.high, 0)
+    if row.unit == "%":
+        change, interval = (part.replace("-", "\u2212") for part in percent_text(e))
+        return change, interval or "no interval"
     unit = f" {row.unit}" if row.unit else ""
-    change, *interval = signed(Estimate(row.value, row.low, row.high, 0)).replace("-", "\u2212").split(" ", 1)
-    return f"{change}{unit}", interval[0] if interval else "no interval"
+    change, *ends = signed(e).replace("-", "\u2212").split(" ", 1)
+    return f"{change}{unit}", ends[0] if ends else "no interval"
 
 
 def x_range(row: ForestRow) -> tuple[float, float]:
@@ -134,7 +140,7 @@ def forest_plot(rows: Sequence[ForestRow], *, title: str = "") -> Figure:
     if title:
         fig.text(*at(LABEL_X, y + 0.05), title, fontsize=11, weight="bold", va="top", color=INK)
         y += TITLE - 0.15
-    for x, text, align in ((AXIS_X + AXIS_W / 2, "change (other \u2212 reference), 95% interval", "center"),
+    for x, text, align in ((AXIS_X + AXIS_W / 2, "change (other \u2212 reference), the verdict's interval", "center"),
                            (VALUE_X, "change", "left"), (VERDICT_X, "verdict", "left")):  # fmt: skip
         fig.text(*at(x, y + HEADER - 0.05), text, ha=align, va="bottom", fontsize=7.5, color=MUTED)
     y += HEADER

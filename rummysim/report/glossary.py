@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 GLOSSARY: dict[str, str] = {
-    "Yes / Yes, but small / No / Can't tell": (
-        "a verdict, decided from the change's 95% interval and the margin. *Yes*: a real change that may exceed the "
-        "margin. *Yes, but small*: a real change, the whole interval inside the margin. *No*: no change shown and "
-        "the whole interval inside the margin, so any change is smaller than the number given. *Can't tell*: no "
-        "change shown, and a change as large as the number given is still possible."
+    "Yes / Yes, of unclear size / Yes, but small / No / Can't tell": (
+        "a verdict, read from the change's simultaneous interval (the one printed beside it) and the margin. *Yes*: "
+        "a change at least as large as the margin, the whole interval beyond it. *Yes, of unclear size*: a real "
+        "change, which may or may not reach the margin. *Yes, but small*: a real change, the whole interval inside "
+        "the margin. *No*: no change shown and the whole interval inside the margin, so any change is smaller than "
+        "the number given. *Can't tell*: no change shown, and a change as large as the number given is still "
+        "possible."
+    ),
+    "simultaneous interval": (
+        "the interval beside a verdict: widened so that the intervals of all m planned changes of a run hold their "
+        "true values together in 95 of 100 runs (each at 1 − 5%/m, Bonferroni). So the chance that any verdict of "
+        "the run is wrong, a 'Yes', a 'No' or a 'Yes, but small', is at most 5%."
     ),
     "pp (percentage points)": (
         "the difference between two percentages: from 33.3% to 33.8% is +0.5 pp. An *edge* is a win share less the "
@@ -28,11 +35,14 @@ GLOSSARY: dict[str, str] = {
     ),
     "margin": (
         "the smallest change worth reporting, per measure (the experiment's `margin:`); a change inside it is "
-        "'small', and an interval inside it rules out any larger change (an equivalence test, TOST)."
+        "'small', and an interval inside it rules out any larger change (an equivalence test, TOST). A game's or a "
+        "hand's length and the points a hand scores have a margin of 5% of the reference's level, decided on the "
+        "ratio of the two levels, unless the file gives one in hands, turns or points."
     ),
     "Holm's correction": (
-        "the planned comparisons are tested together, so that the chance of any false 'Yes' among them stays at "
-        "5% (Holm 1979)."
+        "the planned comparisons' exact tests, corrected together so that the chance of any false change among "
+        "them stays at 5% (Holm 1979): supporting p-values beside the verdicts, which are read from the "
+        "simultaneous intervals."
     ),
     "false discovery rate (Benjamini-Hochberg)": (
         "the descriptive changes are tested together so that at most about 1 in 20 of those listed is noise "

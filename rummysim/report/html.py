@@ -46,6 +46,7 @@ from rummysim.errors import RummysimError
 
 VERDICT_COLORS: dict[str, str] = {
     "Yes": "#1a7f37",  # green
+    "Yes, of unclear size": "#2f6f3e",  # dark green: a change, its size not pinned down
     "Yes, but small": "#0e7c7b",  # teal
     "No": "#52667f",  # grey-blue
     "Can't tell": "#9a6700",  # amber
@@ -53,7 +54,13 @@ VERDICT_COLORS: dict[str, str] = {
 """Each verdict's colour: at least 4.5:1 against white, as text on white and as a badge under white text."""
 
 VERDICTS = tuple(VERDICT_COLORS)
-_SLUGS = {"Yes": "yes", "Yes, but small": "small", "No": "no", "Can't tell": "cant-tell"}
+_SLUGS = {
+    "Yes": "yes",
+    "Yes, of unclear size": "unclear",
+    "Yes, but small": "small",
+    "No": "no",
+    "Can't tell": "cant-tell",
+}
 
 STYLE = (
     """

@@ -7,8 +7,9 @@ asks whether the answer holds when the players are good. The conditions marked
 (`rummysim.analysis.analyze`), so they never change the question's verdicts. Beside each
 verdict, `holds` says for each strong comparison of the same two rule sets:
 
-- **the same**: its answer is the verdict's own, Yes, Yes but small or No (and a change
-  goes the same way), which its interval supports, since the answer is read from it;
+- **the same**: its answer is the verdict's own, Yes, Yes of unclear size, Yes but small or
+  No (and a change goes the same way), which its interval supports, since the answer is
+  read from it;
 - **can't tell at ±X**: its interval, of half-width X, cannot tell (too few games for the
   change the margin asks about);
 - otherwise how it differs: its own answer and change, such as ``No: change -0.1
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from rummysim.analysis import Analysis, Comparison
 from rummysim.analysis.compare import Answer
 from rummysim.report.verdicts import Verdict, is_strong, lineup_words, verdict_of, verdicts
-from rummysim.report.wording import signed, significant
+from rummysim.report.wording import change_with_unit, significant
 
 
 def _same_rules(analysis: Analysis, a: Comparison, b: Comparison) -> bool:
@@ -49,7 +50,7 @@ def _agrees(verdict: Verdict, check: Verdict) -> bool:
     """Whether the check's interval supports the verdict: the same answer (and way), never a can't tell."""
     if check.answer is not verdict.answer or check.answer is Answer.CANT_TELL:
         return False
-    if verdict.answer in (Answer.YES, Answer.SMALL):
+    if verdict.answer in (Answer.YES, Answer.UNCLEAR, Answer.SMALL):
         return (check.change.value > 0) == (verdict.change.value > 0)
     return True
 
@@ -69,12 +70,13 @@ def holds(analysis: Analysis, verdict: Verdict) -> str:
         lineup = lineup_words(analysis.experiment.condition(check.comparison.other))
         who = lineup if len(games) == 1 else f"{lineup} ({check.comparison.games:,} games)"
         change = check.change
-        unit = f" {check.measure.unit}" if check.measure.unit in ("pp", "hands", "turns", "points") else ""
-        numbers = f"change {signed(change)}{unit}" if math.isfinite(change.low) else "no interval"
+        unit = f" {check.unit}" if check.unit in ("pp", "hands", "turns", "points") else check.unit  # % or none
+        numbers = f"change {change_with_unit(change, unit)}" if math.isfinite(change.low) else "no interval"
         if _agrees(verdict, check):
             said.append(f"{who}, the same ({numbers})")
         elif check.answer is Answer.CANT_TELL and math.isfinite(change.low):
-            said.append(f"{who}, can't tell at ±{significant((change.high - change.low) / 2, up=True)}{unit}")
+            half = significant((change.high - change.low) / 2, up=True)
+            said.append(f"{who}, can't tell at ±{half}{unit}")
         else:
             said.append(f"{who}, differs: {check.answer.value} ({numbers})")
     each = (

@@ -110,15 +110,22 @@ def comparisons_text(analysis: Analysis) -> pd.DataFrame:
     table["p_holm"] = table["p_holm"].map(lambda p: "" if pd.isna(p) else p_text(p))
     table["p_fdr"] = table["p_fdr"].map(lambda p: "" if pd.isna(p) else p_text(p))
     table["within_margin"] = table["within_margin"].fillna("")
+    table["answer"] = table["answer"].fillna("")
+    table["verdict's interval"] = [
+        "" if pd.isna(level) else f"{_interval(v, lo, hi)} ({'log ratio, ' if scale == 'log ratio' else ''}{level:.2%})"
+        for v, lo, hi, level, scale in zip(
+            table["decided"], table["decided_low"], table["decided_high"], table["level"], table["scale"], strict=True
+        )
+    ]
     for column in ("variance_ratio", "margin", "detectable"):
         table[column] = table[column].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
     names = {"variance_ratio": "variance vs unpaired", "within_margin": "within ±margin",
-             "detectable": "detectable (80%, Holm)"}  # fmt: skip
+             "detectable": "detectable (80%, all at once)"}  # fmt: skip
     table = table.rename(columns=names)
     table["planned"] = table["planned"].map(lambda x: "planned" if x is True else "descriptive" if x is False else "")
-    return table[["other", "reference", "planned", "metric", "difference [95%]", "test", "p", "p_holm", "p_fdr",
-                  "verdict",
-                  "variance vs unpaired", "margin", "within ±margin", "detectable (80%, Holm)"]]  # fmt: skip
+    return table[["other", "reference", "planned", "metric", "difference [95%]", "answer", "verdict's interval", "test",
+                  "p", "p_holm", "p_fdr", "verdict",
+                  "variance vs unpaired", "margin", "within ±margin", "detectable (80%, all at once)"]]  # fmt: skip
 
 
 def strategies_text(analysis: Analysis) -> pd.DataFrame:

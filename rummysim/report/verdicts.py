@@ -2,10 +2,12 @@
 
 Each planned comparison (a condition against its reference, on one of the experiment's
 ``measures:``) has an answer decided in the analysis (`rummysim.analysis.compare.Answer`)
-from its 95% interval [L, U], its planned test after Holm's correction and its margin X:
+from its simultaneous interval [L, U] (1 − α/m over the run's m planned changes,
+`rummysim.analysis.equivalence`) and its margin X; that interval is the one printed:
 
-- **Yes**: a real change, reaching beyond X: "Yes: with aces high or low instead of low
-  only, games end 7.3 hands (31%) sooner";
+- **Yes**: a change at least X, all of [L, U] beyond X on one side: "Yes: with aces high or
+  low instead of low only, games end 7.3 hands (30%) sooner";
+- **Yes, of unclear size**: a real change, [L, U] straddling X;
 - **Yes, but small**: a real change, all of [L, U] inside ±X;
 - **No**: no change shown and all of [L, U] inside ±X, so any change is smaller than the
   interval's farther end: "No: ... changes the first player's edge by less than 0.26
@@ -29,7 +31,7 @@ from rummysim.analysis.compare import Answer
 from rummysim.design import Condition
 from rummysim.measures import MEASURES, Measure, by_metric
 from rummysim.report.skill import direction
-from rummysim.report.wording import settings_said, signed, significant
+from rummysim.report.wording import change_with_unit, percent_text, settings_said, significant
 from rummysim.specs import strategy_label
 
 UNIT_WORDS = {"pp": "percentage points", "hands": "hands", "turns": "turns", "points": "points", "": "", "log": ""}
@@ -69,11 +71,16 @@ class Verdict:
     group: str
     """The comparison in words: ``aces high or low vs aces low only (three greedy)``."""
     change: Estimate
-    """The difference other − reference in the measure's unit."""
+    """The change with the simultaneous interval that decided it, in `unit`: the difference other − reference, or
+    for a relative measure its percentage change 100 · (other / reference − 1)."""
     margin: float
-    """The margin in the measure's unit."""
+    """The margin in `unit`."""
     label: str = ""
     """The measure in words for this comparison: ``the length of a game``, ``cautious's Order``."""
+    unit: str = ""
+    """The unit of `change` and `margin`: the measure's own (``pp``, ``hands``, ...), or ``%`` for a relative one."""
+    level: float = 0.95
+    """The confidence level of `change`'s interval: 1 − α/m over the run's m planned changes."""
 
 
 def rule_words(rules: Mapping[str, Any], *, base: Mapping[str, Any]) -> list[str]:
@@ -178,39 +185,61 @@ def _level(e: Estimate, measure: Measure) -> str:
     return f"{value:{sign}.{digits}f}"
 
 
+def decided(comp: Comparison, metric: str, measure: Measure) -> tuple[Estimate, float, str, float]:
+    """Return a planned change as its verdict was decided: (the change with its simultaneous interval, the margin,
+    their unit, the interval's level), in display units; a relative measure's log ratio as a percentage change."""
+    b = comp.bounds.get(metric)
+    if b is None:
+        d = comp.differences[metric]
+        margin = math.nan
+        return Estimate(d.value * measure.scale, d.low * measure.scale, d.high * measure.scale, d.n), margin, \
+            measure.unit, 0.95  # fmt: skip
+    e = b.interval
+    if b.relative:
+        pct = [100 * math.expm1(x) for x in (e.value, e.low, e.high)]
+        return Estimate(pct[0], pct[1], pct[2], e.n), 100 * math.expm1(b.margin), "%", b.level
+    k = measure.scale
+    return Estimate(e.value * k, e.low * k, e.high * k, e.n), b.margin * k, measure.unit, b.level
+
+
 def verdict_of(analysis: Analysis, comp: Comparison, metric: str) -> Verdict | None:
     """Return one planned comparison's verdict, worded, or None if the metric is not planned or not measured."""
     measure = by_metric(metric)
     if measure is None or metric not in comp.tests or metric not in comp.differences:
         return None
-    d = comp.differences[metric]
-    change = Estimate(d.value * measure.scale, d.low * measure.scale, d.high * measure.scale, d.n)
-    margin = analysis.experiment.margin[measure.name]
+    change, margin, unit, level = decided(comp, metric, measure)
     answer = comp.answer(metric)
     other, reference = group_words(analysis, comp)
     rule = f"with {other} instead of {reference}"
     focal = f"`{comp.focal}`" if comp.focal else "the better player"
-    if answer in (Answer.YES, Answer.SMALL):
-        up = change.value > 0
-        share = _share(analysis, comp, metric, measure)
-        move = MOVES[measure.name][0 if up else 1].format(x=sized(measure, abs(change.value)), pct=share, focal=focal)
+
+    def size(x: float, *, up: bool = False) -> str:
+        return f"{significant(abs(x), up=up)}%" if unit == "%" else sized(measure, x, up=up)
+
+    if answer in (Answer.YES, Answer.UNCLEAR, Answer.SMALL):
+        d = comp.differences[metric].value * measure.scale  # the move in the measure's own unit, its share beside it
+        up = d > 0
+        share = f" ({percent_text(change)[0].lstrip('+-')})" if unit == "%" else _share(analysis, comp, metric, measure)
+        move = MOVES[measure.name][0 if up else 1].format(x=sized(measure, abs(d)), pct=share, focal=focal)
         text = f"{rule}, {move}"
         if answer is Answer.SMALL:
-            text += f", less than the margin of {sized(measure, margin)}"
+            text += f", less than the margin of {size(margin)}"
+        elif answer is Answer.UNCLEAR:
+            text += f"; whether by as much as the margin of {size(margin)} is not yet clear"
         if measure.name in ("order", "strength"):
             text += _skill_consequence(analysis, comp, other, reference)
     elif answer is Answer.NO:
-        bound = sized(measure, max(abs(change.low), abs(change.high)), up=True) if math.isfinite(change.low) else "0"
+        bound = size(max(abs(change.low), abs(change.high)), up=True) if math.isfinite(change.low) else "0"
         text = f"{rule}, {_noun(measure, focal)} changes by less than {bound}"
     elif not (math.isfinite(change.low) and math.isfinite(change.high)):
         text = f"{rule}, the run has too few games to tell how {_noun(measure, focal)} changes (no interval)"
     else:
-        bound = sized(measure, max(abs(change.low), abs(change.high)), up=True)
+        bound = size(max(abs(change.low), abs(change.high)), up=True)
         either = " either way" if change.spans_zero else ""
         text = f"{rule}, a change in {_noun(measure, focal)} of up to {bound}{either} is still possible"
-    sentence = f"{answer.value}: {text}{_evidence(analysis, comp, metric, measure, change)}."
+    sentence = f"{answer.value}: {text}{_evidence(analysis, comp, metric, measure, change, unit)}."
     label = _noun(measure, comp.focal or "the better player")
-    return Verdict(comp, measure, answer, sentence, group_title(analysis, comp), change, margin, label)
+    return Verdict(comp, measure, answer, sentence, group_title(analysis, comp), change, margin, label, unit, level)
 
 
 def _noun(measure: Measure, focal: str) -> str:
@@ -237,10 +266,13 @@ def _skill_consequence(analysis: Analysis, comp: Comparison, other: str, referen
     return f": the rules with {other} reward skill {way} than with {reference}" if way else ""
 
 
-def _evidence(analysis: Analysis, comp: Comparison, metric: str, measure: Measure, change: Estimate) -> str:
-    """Return the numbers behind a sentence: each condition's level and the change with its 95% interval."""
+def _evidence(
+    analysis: Analysis, comp: Comparison, metric: str, measure: Measure, change: Estimate, unit_of_change: str
+) -> str:
+    """Return the numbers behind a sentence: each condition's level and the change with the interval that decided it."""
     unit = f" {measure.unit}" if measure.unit in ("pp", "hands", "turns", "points") else ""
-    shown = f"{signed(change)}{unit}" + ("" if math.isfinite(change.low) else " (no interval)")
+    shown = change_with_unit(change, unit_of_change if unit_of_change == "%" else unit)
+    shown += "" if math.isfinite(change.low) else " (no interval)"
     a, b = analysis.condition(comp.reference), analysis.condition(comp.other)
     ea, eb = a.metrics.get(metric), b.metrics.get(metric)
     if metric == "order" and comp.focal:

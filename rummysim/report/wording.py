@@ -169,23 +169,41 @@ def significant(x: float, *, up: bool = False, extra: int = 0) -> str:
 
 
 def rules_out(comp: Comparison, metric: str) -> str | None:
-    """Return what a planned difference rules out, and the smallest change the run could detect (issue 13)."""
+    """Return what a planned change's simultaneous interval rules out, and the smallest change the run could detect.
+
+    A relative measure (decided on its log ratio) speaks in percentages of the reference's level.
+    """
     b = comp.bounds.get(metric)
     verdict = comp.verdict(metric)
     if b is None or math.isnan(b.interval.low) or verdict in (Verdict.EXACTLY_ZERO, Verdict.NO_EVENTS):
         return None
-    margin = amount(metric, b.margin)
-    if verdict.is_claim:
-        head = f"rules out changes outside {ends(metric, b.interval)}"
+
+    def size(x: float, *, up: bool = False) -> str:
+        if b.relative:
+            return f"{significant(abs(math.expm1(x)) * 100, up=up, extra=1 if up else 0)}%"
+        return amount(metric, x, up=up)
+
+    margin = size(b.margin)
+    if b.shown:
+        outside = percent_ends(b.interval) if b.relative else ends(metric, b.interval)
+        head = f"rules out changes outside {outside}"
         head += f", within the margin of {margin}" if b.equivalent else ""
     elif b.equivalent:
-        largest = amount(metric, b.possible, up=True)
-        head = f"rules out a change of more than {largest} either way, within the margin of {margin}"
+        head = f"rules out a change of more than {size(b.possible, up=True)} either way, within the margin of {margin}"
     else:
-        head = (
-            f"a change of up to {amount(metric, b.possible, up=True)} is still possible, beyond the margin of {margin}"
-        )
-    return f"{head}; the run could detect a change of {amount(metric, b.detectable)} (80% power after Holm)"
+        head = f"a change of up to {size(b.possible, up=True)} is still possible, beyond the margin of {margin}"
+    return f"{head}; the run could detect a change of {size(b.detectable)} (80% power, all planned changes at once)"
+
+
+def percent_ends(e: Estimate) -> str:
+    """Return a log ratio's interval as percentage changes: ``[-30.6%, -30.2%]``.
+
+    >>> percent_ends(Estimate(-0.36, -0.365, -0.36, 10))
+    '[-30.6%, -30.2%]'
+    """
+    low, high = (100 * math.expm1(x) for x in (e.low, e.high))
+    digits = digits_for(Estimate(0.0, low, high, e.n), scale=1.0, least=1)
+    return f"[{low:+.{digits}f}%, {high:+.{digits}f}%]"
 
 
 def ends(metric: str, e: Estimate) -> str:
@@ -237,3 +255,36 @@ def signed(e: Estimate, *, scale: float = 1.0) -> str:
         return f"{round(x * scale, digits) + 0.0:+.{digits}f}"  # + 0.0: no "-0.00"
 
     return f"{text(e.value)} [{text(e.low)}, {text(e.high)}]" if math.isfinite(e.low) else text(e.value)
+
+
+def change_with_unit(e: Estimate, unit: str) -> str:
+    """Return a signed change with its unit: after the interval (``-7.26 [-7.29, -7.23] hands``), or, for a
+    percentage change (``%``), after the value, rounded once for the value and its ends (`percent_text`).
+
+    >>> e, f = Estimate(-30.76, -32.32, -29.16, 1), Estimate(0.13, 0.05, 0.21, 1)
+    >>> change_with_unit(e, "%"), change_with_unit(f, " pp")
+    ('-31% [-32, -29]', '+0.13 [+0.05, +0.21] pp')
+    """
+    if unit != "%":
+        return f"{signed(e)}{unit}"
+    value, ends = percent_text(e)
+    return f"{value} {ends}".rstrip()
+
+
+def percent_text(e: Estimate) -> tuple[str, str]:
+    """Return a percentage change and its interval's ends, to two significant digits of the largest and enough
+    decimals that the ends differ: ``('-31%', '[-32, -29]')``, ``('-0.9%', '[-1.5, -0.3]')``.
+
+    >>> percent_text(Estimate(-30.76, -30.9, -30.6, 1)), percent_text(Estimate(-0.9, -1.5, -0.3, 1))
+    (('-30.8%', '[-30.9, -30.6]'), ('-0.9%', '[-1.5, -0.3]'))
+    """
+    if not math.isfinite(e.low):
+        return f"{e.value:+.1f}%", ""
+    widest = max(abs(e.low), abs(e.high), abs(e.value), 1e-9)
+    width = max(e.high - e.low, 1e-9)
+    digits = min(4, max(0, 1 - math.floor(math.log10(widest)), -math.floor(math.log10(width))))
+
+    def text(x: float) -> str:
+        return f"{round(x, digits) + 0.0:+.{digits}f}"
+
+    return f"{text(e.value)}%", f"[{text(e.low)}, {text(e.high)}]"
