@@ -34,8 +34,13 @@ def test_report_md_opens_with_the_question_its_verdicts_and_their_picture(run):
     text = report.markdown.read_text()
     lines = text.splitlines()
     assert lines[0] == "# Does ace high change who wins?"
-    assert lines[2] == "**Aces high or low vs aces low only (three greedy)**"
-    assert lines[4].startswith("- **") and ": with aces high or low instead of aces low only, " in lines[4]
+    assert lines[2].startswith("**In short**: with aces high or low instead of aces low only (three greedy)")
+    assert lines[4].startswith("| measure | lineup | aces low only | aces high or low | change [interval] |")
+    full = lines.index("## The verdicts in full")
+    assert lines[full + 2] == "**Aces high or low vs aces low only (three greedy)**"
+    assert (
+        lines[full + 4].startswith("- **") and ": with aces high or low instead of aces low only, " in lines[full + 4]
+    )
     assert "](figures/answer.png)" in text.split("## What else changes")[0]
     assert "`skill_high` against `skill`" in text and "Paired: the same deals, game by game, 40 games; variance" in text
     assert "**Skill** (`cautious`): " in text and "Its Order is " in text

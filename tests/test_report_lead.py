@@ -65,11 +65,18 @@ def test_a_round_robin_opens_with_its_ladder_and_its_comparison_of_rules_follows
 
 def test_an_experiment_of_rules_opens_with_its_verdicts_even_with_a_ladder_beside_them(tmp_path):
     report, text, parts = reported(RULES_WITH_PAIRINGS, tmp_path)
-    assert parts[1].startswith("**") and "- **" in parts[2]  # the first comparison's title, then its verdicts
+    assert parts[1].startswith("**In short**: with aces high or low instead of aces low only (greedy against cautious)")
+    assert parts[2].startswith("| measure | lineup | aces low only | aces high or low | change [interval] | verdict |")
+    assert parts[3].startswith("These are the answers of the bots named (`cautious`, `greedy`, `rummy_hunter`)")
+    assert parts[4] == "## The verdicts in full"  # the first screen ends here: the full sentences follow
     ladder = text.index("## The ladder: how strong is each strategy?")
     assert text.index("- **") < ladder < text.index("Each pairing, with the ladder's forecast of it:")
     assert "## The planned comparisons" not in text and "## Each pairing" not in text
-    assert all(sentence.startswith(VERDICT_WORDS) for sentence in report.verdicts)
+    # what `rummysim run` prints: "In short", then each verdict with its lineup
+    assert report.verdicts[0].startswith("In short: with aces high or low") and "`" not in report.verdicts[0]
+    rows = report.verdicts[1:]
+    assert rows and all(r.startswith(("- greedy against cautious, ", "- greedy against rummy_hunter, ")) for r in rows)
+    assert all(any(f": {word} (change " in r for word in ("Yes", "No", "Can't tell")) for r in rows)
 
 
 def test_rummysim_report_prints_the_answer_the_report_opens_with(tmp_path):

@@ -8,6 +8,7 @@ answer), ``report.html`` (the same, with the charts embedded, so it opens offlin
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_
 from rummysim.report.glossary import glossary_lines
 from rummysim.report.html import render_html
 from rummysim.report.ladder import draw_ladder, ladder_lines, ladder_notes, lead, leads, pairing_lines
+from rummysim.report.short import answer_table, in_short, verdict_records
 from rummysim.report.sizing import sizing_lines
 from rummysim.report.strong import grouped, holds, strong_section
 from rummysim.report.tables import (
@@ -47,8 +49,10 @@ from rummysim.report.tables import (
     seats_wide,
     strategies_text,
 )
-from rummysim.report.verdicts import Verdict, group_title, verdicts
+from rummysim.report.verdicts import Verdict, group_title, lineup_words, verdicts
+from rummysim.report.wording import change_with_unit
 from rummysim.results import MANIFEST, Results, load_results, write_text_atomic
+from rummysim.specs import strategy_label
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 """rummysim's docs, where the package runs from a clone (reports link to them there)."""
@@ -95,8 +99,11 @@ def render_markdown(
         parts += ["## The planned comparisons", *answers] if found else []
         parts += [*strong_section(analysis), "## Each pairing", pairings]
     else:
-        parts += answers or _unplanned(analysis)
-        parts += [_reading_note(analysis, folder), *strong_section(analysis)]
+        if found:  # one screen: the question, "In short", the compact table, what they rest on; then the full verdicts
+            parts += [in_short(analysis, found), *answer_table(analysis, found), _reading_note(analysis, folder)]
+            parts += ["## The verdicts in full", *answers, *strong_section(analysis)]
+        else:
+            parts += [*_unplanned(analysis), _reading_note(analysis, folder), *strong_section(analysis)]
         parts += ["## The ladder: how strong is each strategy?", *board, pairings] if rated is not None else []
     changes = other_changes(analysis, titles)
     if analysis.comparisons:
@@ -134,6 +141,12 @@ def _ladder(analysis: Analysis, folder: Path, results: Results | None) -> Ladder
     return fit_ladder(analysis, games=results.games)
 
 
+def _bots_note(analysis: Analysis) -> str:
+    """Return whose answers these are: the bots of the question's lineups (never people)."""
+    bots = sorted({strategy_label(p) for c in analysis.experiment.conditions if not c.strong for p in c.players})
+    return f"These are the answers of the bots named ({', '.join(f'`{b}`' for b in bots)}), not of people. "
+
+
 def _levels_note(analysis: Analysis) -> str:
     """Return what the verdicts' intervals are: simultaneous over the question's m planned changes (or 95% if one)."""
     found = verdicts(analysis)
@@ -144,8 +157,8 @@ def _levels_note(analysis: Analysis) -> str:
     if m == 1 or level <= 0.95:
         return f"The interval beside the verdict is 95%{sized}, as is every other. "
     return (
-        f"The interval beside each verdict holds for all {m} of the question's planned changes at once ({level:.2%} "
-        f"each), so the verdicts are right together with 95% confidence{sized}; every other interval is 95%. "
+        f"Each interval beside a verdict holds for all {m} planned changes at once ({level:.2%} each), so the "
+        f"verdicts are right together with 95% confidence{sized}; every other interval is 95%. "
     )
 
 
@@ -168,7 +181,7 @@ def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
 
 def _reading_note(analysis: Analysis, folder: Path) -> str:
     return (
-        f"{_levels_note(analysis)}The words are in the [glossary](#glossary), the rules in "
+        f"{_bots_note(analysis)}{_levels_note(analysis)}The words are in the [glossary](#glossary), the rules in "
         f"{_doc('rulebook.md', folder, 'the rulebook')}, and how to read this report in "
         f"{_doc('reading-a-report.md', folder, 'reading a report')}. Experiment `{analysis.experiment.name}`, "
         f"seed {analysis.experiment.seed}."
@@ -252,12 +265,24 @@ def build_report(
     write_text_atomic(text, md)
     html = folder / "report.html"
     write_text_atomic(render_html(text, title=analysis.question, folder=folder), html)
+    write_text_atomic(json.dumps(verdict_records(analysis, found), indent=1, allow_nan=False, default=str) + "\n",
+                      folder / "verdicts.json")  # fmt: skip
     said = [v.sentence for v in found]
     if rated is not None and leads(analysis, rated):
         said.insert(0, lead(rated))
+    elif found:
+        said = [in_short(analysis, found), *(_said_row(analysis, v) for v in found)]
     elif not found:
         said = [line.replace("**", "") + "." for line in lineup_answers(analysis)]
-    return Report(md, html, figures, paths, tuple(sentence.replace("`", "") for sentence in said))
+    return Report(md, html, figures, paths, tuple(sentence.replace("`", "").replace("**", "") for sentence in said))
+
+
+def _said_row(analysis: Analysis, v: Verdict) -> str:
+    """Return one verdict as `rummysim run` prints it under "In short": its lineup, measure, answer and change."""
+    lineup = lineup_words(analysis.experiment.condition(v.comparison.other))
+    unit = v.unit if v.unit == "%" else f" {v.unit}" if v.unit else ""
+    change = change_with_unit(v.change, unit) if v.change.low == v.change.low else "no interval"
+    return f"- {lineup}, {v.label}: {v.answer.value} (change {change})"
 
 
 def _summary_tables(analysis: Analysis, folder: Path) -> dict[str, Path]:
