@@ -35,7 +35,7 @@ def test_report_md_opens_with_the_question_its_verdicts_and_their_picture(run):
     lines = text.splitlines()
     assert lines[0] == "# Does ace high change who wins?"
     assert lines[2].startswith("**In short**: with aces high or low instead of aces low only (three greedy)")
-    assert lines[4].startswith("| measure | lineup | aces low only | aces high or low | change [interval] |")
+    assert lines[4].startswith("| lineup | measure | aces low only | aces high or low | change [interval] |")
     full = lines.index("## The verdicts in full")
     assert lines[full + 2] == "**Aces high or low vs aces low only (three greedy)**"
     assert (

@@ -66,9 +66,10 @@ def test_a_round_robin_opens_with_its_ladder_and_its_comparison_of_rules_follows
 def test_an_experiment_of_rules_opens_with_its_verdicts_even_with_a_ladder_beside_them(tmp_path):
     report, text, parts = reported(RULES_WITH_PAIRINGS, tmp_path)
     assert parts[1].startswith("**In short**: with aces high or low instead of aces low only (greedy against cautious)")
-    assert parts[2].startswith("| measure | lineup | aces low only | aces high or low | change [interval] | verdict |")
-    assert parts[3].startswith("These are the answers of the bots named (`cautious`, `greedy`, `rummy_hunter`)")
-    assert parts[4] == "## The verdicts in full"  # the first screen ends here: the full sentences follow
+    assert parts[2].startswith("| lineup | measure | aces low only | aces high or low | change [interval] | verdict |")
+    assert parts[3].startswith("Strong players: not checked")
+    assert parts[4].startswith("These are the answers of the bots named (`cautious`, `greedy`, `rummy_hunter`)")
+    assert parts[5] == "## The verdicts in full"  # the first screen ends here: the full sentences follow
     ladder = text.index("## The ladder: how strong is each strategy?")
     assert text.index("- **") < ladder < text.index("Each pairing, with the ladder's forecast of it:")
     assert "## The planned comparisons" not in text and "## Each pairing" not in text

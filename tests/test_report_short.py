@@ -45,9 +45,11 @@ def test_the_first_screen_is_the_question_in_short_the_table_and_what_they_rest_
     for jargon in ("Holm", "Order", " pp ", "margin"):  # kept off the first screen's prose, or explained there
         assert jargon not in short, jargon
     table = [line for line in first.splitlines() if line.startswith("| ")]
-    assert table[0].startswith("| measure | lineup | aces low only | aces high or low | change [interval] | verdict |")
+    assert table[0] == "| lineup | measure | aces low only | aces high or low | change [interval] | verdict |"
     assert len(table) == 2 + len(verdicts(analyze(load_results(report.markdown.parent))))
-    assert all("not checked (`strong: true` conditions play them)" in row for row in table[2:])  # no strong players
+    lineups = [row.split(" | ")[0].removeprefix("| ").strip() for row in table[2:]]
+    assert lineups == ["three greedy", "cautious against two greedy", ""]  # each lineup named once, at its first row
+    assert "\n\nStrong players: not checked (the file's `strong: true` conditions play them).\n\n" in first
 
 
 def test_verdicts_json_holds_every_verdict_with_the_numbers_printed(small):

@@ -112,6 +112,9 @@ th:first-child, td:first-child { text-align: left; position: sticky; left: 0; ba
 th:first-child { background: var(--shade); }
 td { white-space: nowrap; }
 td.words { white-space: normal; min-width: 16rem; text-align: left; }
+table.answer td { white-space: normal; }  /* the first screen's table wraps to the column, its changes whole */
+table.answer td.words { min-width: 0; }
+table.answer td:nth-child(5) { white-space: nowrap; }
 .nobr { white-space: nowrap; }
 figure { margin: 0.5rem 0 1.5rem; }
 img { display: block; max-width: 100%; height: auto; }
@@ -179,6 +182,9 @@ class _Reading(Treeprocessor):
         tables = [(parent, i) for parent in root.iter() for i, child in enumerate(parent) if child.tag == "table"]
         for parent, i in tables:  # found first: a wrapped table must not be met again
             table, wrap = parent[i], etree.Element("div", {"class": "table-wrap", "tabindex": "0"})
+            head = next(table.iter("th"), None)
+            if head is not None and (head.text or "").strip() == "lineup":  # the answer's table (report.short)
+                table.set("class", "answer")
             wrap.tail, table.tail = table.tail, "\n"
             parent[i] = wrap
             wrap.append(table)

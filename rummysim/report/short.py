@@ -148,52 +148,61 @@ def _joined(items: Sequence[str]) -> str:
 
 
 def strong_cell(analysis: Analysis, v: Verdict) -> str:
-    """Return the strong players' verdicts on a measure (``three expert: Yes; expert against two greedy: No``), or
-    "not checked", naming what plays them."""
+    """Return the strong players' verdicts on a measure (``Can't tell (both)``, ``three expert: Yes; expert against
+    two greedy: No``), or "not checked", naming what plays them."""
     checks = checks_of(analysis, v)
     if not checks:
         if any(c.strong for c in analysis.experiment.conditions):
             return "not checked for this measure"
         return "not checked (`strong: true` conditions play them)"
+    answers = {c.answer.value for c in checks}
+    if len(answers) == 1 and len(checks) > 1:
+        return f"{answers.pop()} (both)" if len(checks) == 2 else f"{answers.pop()} (all {len(checks)})"
     return "; ".join(
         f"{lineup_words(analysis.experiment.condition(c.comparison.other))}: {c.answer.value}" for c in checks
     )
 
 
 def answer_table(analysis: Analysis, found: Sequence[Verdict]) -> list[str]:
-    """Return the compact table of the verdicts: a row a planned measure and lineup."""
+    """Return the compact table of the verdicts: a row a planned measure, grouped by lineup (named once)."""
     if not found:
         return []
     rules = group_words(analysis, found[0].comparison)
     same = all(group_words(analysis, v.comparison) == rules for v in found)
     was, now = (rules[1], rules[0]) if same else ("reference", "other")
+    played = dict.fromkeys(lineup_words(c) for c in analysis.experiment.conditions if c.strong)
+    strong = f" | strong players ({'; '.join(played)})" if played else ""
     lines = [
-        f"| measure | lineup | {was} | {now} | change [interval] | verdict | strong players |",
-        "| --- | --- | ---: | ---: | --- | --- | --- |",
+        f"| lineup | measure | {was} | {now} | change [interval] | verdict{strong} |",
+        "| :--- | :--- | ---: | ---: | ---: | :---" + (" | :--- |" if strong else " |"),
     ]
+    previous = None
     for v in found:
         a, b = analysis.condition(v.comparison.reference), analysis.condition(v.comparison.other)
         unit = v.unit if v.unit == "%" else f" {v.unit}" if v.unit else ""
         change = change_with_unit(v.change, unit) if math.isfinite(v.change.low) else "no interval"
         lineup = lineup_words(analysis.experiment.condition(v.comparison.other))
-        cells = [_row_label(v, b), lineup, level(v, a), level(v, b), change, f"**{v.answer.value}**",
-                 strong_cell(analysis, v)]  # fmt: skip
+        cells = ["" if lineup == previous else lineup, _row_label(v), level(v, a), level(v, b), change,
+                 f"**{v.answer.value}**", *([strong_cell(analysis, v)] if strong else [])]  # fmt: skip
+        previous = lineup
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    return ["\n".join(lines)]
+    note = [] if strong else ["Strong players: not checked (the file's `strong: true` conditions play them)."]
+    return ["\n".join(lines), *note]
 
 
-def _row_label(v: Verdict, summary: ConditionSummary) -> str:
+ORDER, STRENGTH = "'s Order", "'s log strength"
+
+
+def _row_label(v: Verdict) -> str:
     """Return a row's measure as its levels read: a share won where the verdict is on an edge or on skill."""
-    share = fair(v, summary)
     labels = {
-        "first_player_edge_hand": "the first player's share of hands",
-        "dealer_edge_hand": "the dealer's share of hands",
-        "first_seat_edge": "the first seat's share of games",
-        "order": f"{v.label} (its share of games won)",
-        "strength": f"{v.label} (its share of games won)",
+        "first_player_edge_hand": "first player's share of hands",
+        "dealer_edge_hand": "dealer's share of hands",
+        "first_seat_edge": "first seat's share of games",
+        "order": f"{v.label.replace(ORDER, '')}'s share of games (Order)",
+        "strength": f"{v.label.replace(STRENGTH, '')}'s share of games (strength)",
     }  # fmt: skip
-    label = labels.get(v.measure.name, v.label)
-    return f"{label}, fair {share}" if share and v.measure.name in EDGE_OF else label
+    return labels.get(v.measure.name, v.label.removeprefix("the "))
 
 
 def verdict_records(analysis: Analysis, found: Sequence[Verdict]) -> list[dict[str, Any]]:
