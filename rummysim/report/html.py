@@ -129,8 +129,23 @@ img { display: block; max-width: 100%; height: auto; }
     + "".join(f".verdict-{slug} {{ background: {VERDICT_COLORS[word]}; }}\n" for word, slug in _SLUGS.items())
     + """
 @media (max-width: 60rem) {
-  .page { display: block; padding: 0 1rem; }
-  nav.contents { position: static; max-height: none; padding: 1rem 0 0; border-bottom: 1px solid var(--rule); }
+  .page { display: flex; flex-direction: column; padding: 0 1rem; }  /* the answer first, the contents after it */
+  nav.contents { order: 2; position: static; max-height: none; padding: 1rem 0 0; border-top: 1px solid var(--rule); }
+}
+@media (max-width: 40rem) {  /* the answer's table as one short line a row: measure: before → after, change, verdict */
+  .table-wrap:has(table.answer) { width: auto; border: 0; overflow: visible; }
+  table.answer thead { display: none; }
+  table.answer, table.answer tbody, table.answer tr { display: block; }
+  table.answer tr { padding: 0.2rem 0; border-bottom: 1px solid var(--rule); }
+  table.answer td { display: inline; padding: 0 0.25rem 0 0; border: 0; white-space: normal; text-align: left;
+    position: static; box-shadow: none; background: none; }
+  table.answer td:first-child:empty { display: none; }
+  table.answer td:first-child { display: block; font-weight: 600; padding-top: 0.3rem; }
+  table.answer td:nth-child(2)::after { content: ":"; }
+  table.answer td:nth-child(3)::after { content: " \\2192"; }
+  table.answer td:nth-child(5)::after { content: ","; }
+  table.answer td:nth-child(7)::before { content: "(strong players: "; }
+  table.answer td:nth-child(7)::after { content: ")"; }
 }
 @media print {
   @page { margin: 1.6cm 1.4cm; }
