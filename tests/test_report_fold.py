@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent.parent
-QUESTIONS = ["acehigh", "discard_to_go_out"]
-"""The committed reports of the three questions played again with the one-screen answer (going_rummy follows)."""
+QUESTIONS = ["acehigh", "discard_to_go_out", "going_rummy"]
+"""The committed reports of the three questions, played again with the one-screen answer."""
 MEASURE = """<script>window.addEventListener('load', () => {
   const m = document.querySelector('main') || document.body;
   const bottom = (e) => e ? e.getBoundingClientRect().bottom : null;

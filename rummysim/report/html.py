@@ -112,7 +112,7 @@ th:first-child, td:first-child { text-align: left; position: sticky; left: 0; ba
 th:first-child { background: var(--shade); }
 td { white-space: nowrap; }
 td.words { white-space: normal; min-width: 16rem; text-align: left; }
-table.answer td { white-space: normal; }  /* the first screen's table wraps to the column, its changes whole */
+table.answer td { white-space: normal; padding-top: 0.22rem; padding-bottom: 0.22rem; }  /* wraps to the column */
 table.answer td.words { min-width: 0; }
 table.answer td:nth-child(5) { white-space: nowrap; }
 .nobr { white-space: nowrap; }
@@ -136,11 +136,11 @@ img { display: block; max-width: 100%; height: auto; }
   .table-wrap:has(table.answer) { width: auto; border: 0; overflow: visible; }
   table.answer thead { display: none; }
   table.answer, table.answer tbody, table.answer tr { display: block; }
-  table.answer tr { padding: 0.2rem 0; border-bottom: 1px solid var(--rule); }
+  table.answer tr { padding: 0.1rem 0; border-bottom: 1px solid var(--rule); line-height: 1.3; }
   table.answer td { display: inline; padding: 0 0.25rem 0 0; border: 0; white-space: normal; text-align: left;
     position: static; box-shadow: none; background: none; }
   table.answer td:first-child:empty { display: none; }
-  table.answer td:first-child { display: block; font-weight: 600; padding-top: 0.3rem; }
+  table.answer td:first-child { display: block; font-weight: 600; padding-top: 0.15rem; }
   table.answer td:nth-child(2)::after { content: ":"; }
   table.answer td:nth-child(3)::after { content: " \\2192"; }
   table.answer td:nth-child(5)::after { content: ","; }

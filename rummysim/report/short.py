@@ -54,7 +54,7 @@ def level(v: Verdict, summary: ConditionSummary) -> str:
         return f"{100 * (e.value + 1 / summary.n_players):.1f}%"
     if v.measure.unit == "pp":
         return f"{100 * e.value:.2f}%" if abs(e.value) < 0.1 else f"{100 * e.value:.1f}%"
-    return f"{e.value:.3g}"
+    return f"{e.value:.{2 if abs(e.value) < 10 else 1 if abs(e.value) < 100 else 0}f}"  # 7.21, 16.0, 142
 
 
 def fair(v: Verdict, summary: ConditionSummary) -> str:
@@ -117,9 +117,15 @@ def in_short(analysis: Analysis, found: Sequence[Verdict]) -> str:
     changed = [v for v in mine if v.answer not in NOT_SHOWN]
     last_edge = max((i for i, v in enumerate(changed) if v.measure.name in EDGE_OF), default=-1)
     shown = [_clause(analysis, v, fair_share=i == last_edge) for i, v in enumerate(changed)]
+    small = [v for v in changed if v.answer is Answer.SMALL]
+    if len(" ".join(shown).split()) > WORDS - 15 and len(small) > 1:  # too long: the small changes named together
+        changed = [v for v in changed if v.answer is not Answer.SMALL]
+        last_edge = max((i for i, v in enumerate(changed) if v.measure.name in EDGE_OF), default=-1)
+        shown = [_clause(analysis, v, fair_share=i == last_edge) for i, v in enumerate(changed)]
+        shown.append(f"small changes in {_joined([_unshown(v) for v in small])}")
 
     def named(answer: Answer) -> list[str]:
-        return [UNSHOWN[v.measure.name].format(focal=f"`{v.comparison.focal}`") for v in mine if v.answer is answer]
+        return [_unshown(v) for v in mine if v.answer is answer]
 
     lineup = lineup_words(analysis.experiment.condition(first.other))
     head = f"**In short**: with {rules[0]} instead of {rules[1]} ({lineup})"
@@ -136,6 +142,11 @@ def in_short(analysis: Analysis, found: Sequence[Verdict]) -> str:
         if len(f"{text} {sentence}".replace("*", "").split()) <= WORDS:
             text += f" {sentence}"
     return text
+
+
+def _unshown(v: Verdict) -> str:
+    """Return a measure in few words (`UNSHOWN`), for a list of measures."""
+    return UNSHOWN[v.measure.name].format(focal=f"`{v.comparison.focal}`")
 
 
 def _joined(items: Sequence[str]) -> str:

@@ -272,17 +272,20 @@ def change_with_unit(e: Estimate, unit: str) -> str:
 
 
 def percent_text(e: Estimate) -> tuple[str, str]:
-    """Return a percentage change and its interval's ends, to two significant digits of the largest and enough
-    decimals that the ends differ: ``('-31%', '[-32, -29]')``, ``('-0.9%', '[-1.5, -0.3]')``.
+    """Return a percentage change and its interval's ends, to two significant digits of the largest and as many
+    more decimals as the value and both ends need to read apart: ``('-31%', '[-32, -29]')``.
 
     >>> percent_text(Estimate(-30.76, -30.9, -30.6, 1)), percent_text(Estimate(-0.9, -1.5, -0.3, 1))
     (('-30.8%', '[-30.9, -30.6]'), ('-0.9%', '[-1.5, -0.3]'))
+    >>> percent_text(Estimate(-15.3, -15.8, -14.9, 1))
+    ('-15.3%', '[-15.8, -14.9]')
     """
     if not math.isfinite(e.low):
         return f"{e.value:+.1f}%", ""
     widest = max(abs(e.low), abs(e.high), abs(e.value), 1e-9)
-    width = max(e.high - e.low, 1e-9)
-    digits = min(4, max(0, 1 - math.floor(math.log10(widest)), -math.floor(math.log10(width))))
+    digits = max(0, 1 - math.floor(math.log10(widest)))
+    while digits < 4 and len({round(x, digits) for x in (e.low, e.value, e.high)}) < 3:
+        digits += 1  # the value and both ends, each shown apart
 
     def text(x: float) -> str:
         return f"{round(x, digits) + 0.0:+.{digits}f}"
