@@ -16,7 +16,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from rummysim.analysis.compare import Answer, Comparison, rule_out
 from rummysim.analysis.compare import Test as PlannedTest
-from rummysim.analysis.equivalence import Spread, spread
+from rummysim.analysis.equivalence import spread
 from rummysim.analysis.estimates import delta_difference, delta_log_ratio
 from rummysim.design import check_margin
 
@@ -39,11 +39,8 @@ def paired_run(rng: np.random.Generator, change: float, *, changes: int = PLANNE
     return np.stack([a, b]).astype(float)
 
 
-def answers(run: np.ndarray, *, planted: bool = False) -> list[Answer]:
-    """Return the answers of one synthetic run, every change decided as `rummysim.analysis.analyze` decides it.
-
-    `planted`: the bug of deciding each change alone (its 95% interval), not at the run's level 1 − α/m.
-    """
+def comparisons(run: np.ndarray) -> list[Comparison]:
+    """Return one paired comparison a planned change of a synthetic run, as `compare` fills it in."""
     comps = []
     ones = np.ones(run.shape[2])
     for i in range(run.shape[1]):
@@ -52,6 +49,15 @@ def answers(run: np.ndarray, *, planted: bool = False) -> list[Answer]:
         comp.tests[METRIC] = PlannedTest(METRIC, "z", 0.5)  # a supporting p-value only: the answer never reads it
         comp.spreads[METRIC] = spread(run[0, i], run[1, i], paired=True)
         comps.append(comp)
+    return comps
+
+
+def answers(run: np.ndarray, *, planted: bool = False) -> list[Answer]:
+    """Return the answers of one synthetic run, every change decided as `rummysim.analysis.analyze` decides it.
+
+    `planted`: the bug of deciding each change alone (its 95% interval), not at the run's level 1 − α/m.
+    """
+    comps = comparisons(run)
     for family in [[c] for c in comps] if planted else [comps]:
         rule_out(family, margins=MARGINS)
     return [comp.answer(METRIC) for comp in comps]
@@ -66,15 +72,7 @@ def rate(runs: int, change: float, wrong: set[Answer], *, seed: int, planted: bo
 
 def test_r11_a_run_has_one_level_for_all_its_planned_changes():
     """Each of the m intervals is its 95% interval widened by z(1 − α/2m) / z(1 − α/2), and says its level."""
-    run = paired_run(np.random.default_rng(2), 0.0)
-    comps = []
-    ones = np.ones(GAMES)
-    for i in range(PLANNED):
-        comp = Comparison(f"a{i}", f"b{i}", paired=True, games=GAMES, planned=frozenset({METRIC}))
-        comp.differences[METRIC] = delta_difference((run[0, i], ones), (run[1, i], ones), paired=True)
-        comp.tests[METRIC] = PlannedTest(METRIC, "z", 0.5)
-        comp.spreads[METRIC] = Spread(0.01, 0.01, 0.0)
-        comps.append(comp)
+    comps = comparisons(paired_run(np.random.default_rng(2), 0.0))
     rule_out(comps, margins=MARGINS)
     z = 2.6901  # z(1 - 0.05 / 14), two-sided at 0.05 / 7
     for comp in comps:
