@@ -39,7 +39,7 @@ from rummysim.analysis.equivalence import (
     spread,
     variance_ratio,
 )
-from rummysim.analysis.estimates import Pair, delta_log_ratio, difference_estimates, linearised
+from rummysim.analysis.estimates import Pair, delta_log_ratio, difference_estimates, linearised, log_linearised
 from rummysim.analysis.metrics import (
     PROPORTIONS,
     RATIOS,
@@ -120,8 +120,7 @@ def compare(
             if metric in relative:
                 log_ratio = delta_log_ratio(a, b, paired=paired)
                 result.log_ratios[metric] = log_ratio
-                ra, rb = (float(np.sum(x[0]) / np.sum(x[1])) if np.sum(x[1]) > 0 else np.nan for x in (a, b))
-                za, zb = linearised(*a) / ra, linearised(*b) / rb  # each game's influence on the log of its ratio
+                za, zb = log_linearised(*a), log_linearised(*b)  # each game's influence on the log of its ratio
             result.spreads[metric] = spread(za, zb, paired=paired)
 
     columns_a, columns_b = per_game_columns(games_a), per_game_columns(games_b)

@@ -298,9 +298,15 @@ def delta_log_ratio(a: Pair, b: Pair, *, paired: bool) -> Estimate:
     n = min(len(a[0]), len(b[0]))
     if not (ra > 0 and rb > 0):
         return Estimate(float("nan"), float("nan"), float("nan"), n)
-    za, zb = linearised(*a) / ra, linearised(*b) / rb
+    za, zb = log_linearised(*a), log_linearised(*b)
     se = influence_se(zb - za) if paired else influence_se(za, zb)
     return normal_estimate(float(np.log(rb / ra)), se, n)
+
+
+def log_linearised(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """Return each game's influence on log(sum(num) / sum(den)): its `linearised` value over the ratio (NaN if 0)."""
+    ratio = float(_ratio_of(np.sum(num), np.sum(den)))
+    return linearised(num, den) / ratio if ratio else np.full(len(num), np.nan)
 
 
 def seed_sequence(*entropy: int) -> int:

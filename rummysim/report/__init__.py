@@ -37,7 +37,7 @@ from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_
 from rummysim.report.glossary import glossary_lines
 from rummysim.report.html import render_html
 from rummysim.report.ladder import draw_ladder, ladder_lines, ladder_notes, lead, leads, pairing_lines
-from rummysim.report.short import answer_table, in_short, verdict_records
+from rummysim.report.short import answer_table, change_shown, in_short, verdict_records
 from rummysim.report.sizing import sizing_lines
 from rummysim.report.strong import grouped, holds, strong_section
 from rummysim.report.tables import (
@@ -50,7 +50,6 @@ from rummysim.report.tables import (
     strategies_text,
 )
 from rummysim.report.verdicts import Verdict, group_title, lineup_words, verdicts
-from rummysim.report.wording import change_with_unit
 from rummysim.results import MANIFEST, Results, load_results, write_text_atomic
 from rummysim.specs import strategy_label
 
@@ -95,15 +94,16 @@ def render_markdown(
         board = ["\n".join(ladder_lines(rated)), chart, ladder_notes(analysis, rated)]
         pairings = "\n".join(pairing_lines(analysis, rated))
     if rated is not None and leads(analysis, rated):  # a round robin: the ladder is the answer
-        parts += [*board, _reading_note(analysis, folder)]
+        parts += [*board, _reading_note(analysis, folder, found)]
         parts += ["## The planned comparisons", *answers] if found else []
         parts += [*strong_section(analysis), "## Each pairing", pairings]
     else:
         if found:  # one screen: the question, "In short", the compact table, what they rest on; then the full verdicts
-            parts += [in_short(analysis, found), *answer_table(analysis, found), _reading_note(analysis, folder)]
+            note = _reading_note(analysis, folder, found)
+            parts += [in_short(analysis, found), *answer_table(analysis, found), note]
             parts += ["## The verdicts in full", *answers, *strong_section(analysis)]
         else:
-            parts += [*_unplanned(analysis), _reading_note(analysis, folder), *strong_section(analysis)]
+            parts += [*_unplanned(analysis), _reading_note(analysis, folder, found), *strong_section(analysis)]
         parts += ["## The ladder: how strong is each strategy?", *board, pairings] if rated is not None else []
     changes = other_changes(analysis, titles)
     if analysis.comparisons:
@@ -147,9 +147,8 @@ def _bots_note(analysis: Analysis) -> str:
     return f"These are the answers of the bots named ({', '.join(f'`{b}`' for b in bots)}), not of people. "
 
 
-def _levels_note(analysis: Analysis) -> str:
+def _levels_note(analysis: Analysis, found: Sequence[Verdict]) -> str:
     """Return what the verdicts' intervals are: simultaneous over the question's m planned changes (or 95% if one)."""
-    found = verdicts(analysis)
     if not found:
         return "Every interval is 95%. "
     m, level = len(found), found[0].level
@@ -179,9 +178,10 @@ def forest_rows(found: Sequence[Verdict]) -> list[ForestRow]:
     ]
 
 
-def _reading_note(analysis: Analysis, folder: Path) -> str:
+def _reading_note(analysis: Analysis, folder: Path, found: Sequence[Verdict]) -> str:
     return (
-        f"{_bots_note(analysis)}{_levels_note(analysis)}The words are in the [glossary](#glossary), the rules in "
+        f"{_bots_note(analysis)}{_levels_note(analysis, found)}"
+        "The words are in the [glossary](#glossary), the rules in "
         f"{_doc('rulebook.md', folder, 'the rulebook')}, and how to read this report in "
         f"{_doc('reading-a-report.md', folder, 'reading a report')}. Experiment `{analysis.experiment.name}`, "
         f"seed {analysis.experiment.seed}."
@@ -280,9 +280,7 @@ def build_report(
 def _said_row(analysis: Analysis, v: Verdict) -> str:
     """Return one verdict as `rummysim run` prints it under "In short": its lineup, measure, answer and change."""
     lineup = lineup_words(analysis.experiment.condition(v.comparison.other))
-    unit = v.unit if v.unit == "%" else f" {v.unit}" if v.unit else ""
-    change = change_with_unit(v.change, unit) if v.change.low == v.change.low else "no interval"
-    return f"- {lineup}, {v.label}: {v.answer.value} (change {change})"
+    return f"- {lineup}, {v.label}: {v.answer.value} (change {change_shown(v)})"
 
 
 def _summary_tables(analysis: Analysis, folder: Path) -> dict[str, Path]:

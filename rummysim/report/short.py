@@ -190,8 +190,7 @@ def answer_table(analysis: Analysis, found: Sequence[Verdict]) -> list[str]:
     previous = None
     for v in found:
         a, b = analysis.condition(v.comparison.reference), analysis.condition(v.comparison.other)
-        unit = v.unit if v.unit == "%" else f" {v.unit}" if v.unit else ""
-        change = change_with_unit(v.change, unit) if math.isfinite(v.change.low) else "no interval"
+        change = change_shown(v)
         lineup = lineup_words(analysis.experiment.condition(v.comparison.other))
         cells = ["" if lineup == previous else lineup, _row_label(v), level(v, a), level(v, b), change,
                  f"**{v.answer.value}**", *([strong_cell(analysis, v)] if strong else [])]  # fmt: skip
@@ -199,6 +198,13 @@ def answer_table(analysis: Analysis, found: Sequence[Verdict]) -> list[str]:
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     note = [] if strong else ["Strong players: not checked (the file's `strong: true` conditions play them)."]
     return ["\n".join(lines), *note]
+
+
+def change_shown(v: Verdict) -> str:
+    """Return a verdict's change with the interval that decided it and its unit: ``+0.13 [+0.05, +0.21] pp``."""
+    if not math.isfinite(v.change.low):
+        return "no interval"
+    return change_with_unit(v.change, v.unit if v.unit == "%" else f" {v.unit}" if v.unit else "")
 
 
 ORDER, STRENGTH = "'s Order", "'s log strength"
