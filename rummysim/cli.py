@@ -176,6 +176,32 @@ def report(results_dir: str, quiet: bool) -> None:
 
 
 @main.command()
+@click.option(
+    "--results",
+    "results_dir",
+    default="results",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="The folder that holds the committed atlas (atlas/).",
+)
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="Where to write it; default: --results.")
+@_one_line_errors
+def cheatsheet(results_dir: str, out: str | None) -> None:
+    """Write the players' cheat sheet (cheatsheet.md and .html) from the committed atlas: every rule on one page.
+
+    Plays nothing: it reads RESULTS/atlas (atlas_cells.csv, summary_strategies.csv, manifest.json).
+
+    \b
+    Example:
+      rummysim cheatsheet
+    """
+    from rummysim.report.cheatsheet import write_cheat_sheet
+
+    for path in write_cheat_sheet(Path(results_dir), Path(out or results_dir)):
+        click.echo(str(path))
+
+
+@main.command()
 @click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False))
 @click.option("--replay", "n_replay", type=int, default=0, show_default=True,
               help="Also replay N hands drawn across the run and compare them with the stored rows.")  # fmt: skip

@@ -184,13 +184,21 @@ def test_ladder_of_an_analysis_fits_the_base_rules_lists_the_others_and_reads_as
     # the same tables and seed give the same ladder
     again = ladder(analysis, games=games, resamples=100)
     assert again is not None and again.table().equals(found.table())
-    lines = ladder_lines(found) + pairing_lines(analysis, found)
-    chance = found.win_probability("montecarlo").value
-    assert lines[0].startswith(f"`montecarlo` tops the ladder: it beats `greedy` in {chance_text(chance)} two-player")
+    lines = ladder_lines(analysis, found) + pairing_lines(analysis, found)
+    # montecarlo met greedy only at the 4-player table: the lead says so, with that table's measured share
+    (table,) = [
+        p for p in found.pairings if (p.condition, p.strategy, p.opponent) == ("mixed4", "montecarlo", "greedy")
+    ]
+    assert lines[0].startswith(
+        f"`montecarlo` tops the ladder: measured, it finishes ahead of `greedy` in {chance_text(table.share.value)} "
+        f"four-player games ({100 * table.share.value:.1f}% ["
+    )
+    assert " of 400, a table of greedy, rummy_hunter, cautious and montecarlo)" in lines[0]
     order = ", ".join(f"`{r.strategy}`" for r in found.ratings)
     assert lines[0].endswith(f" Strongest first: {order}.") and order.startswith("`montecarlo`, ")
-    head = found.win_probability("montecarlo", "cautious")
-    assert head.low > 0.5 and f", and `cautious`, the next, in {100 * head.value:.1f}% [" in lines[0]
+    (head,) = [p for p in found.pairings if p.condition == "cautious_vs_montecarlo"]
+    said = f", and beats `cautious`, the next, in {chance_text(head.share.value)} two-player games ("
+    assert head.share.low > 0.5 and said + f"{100 * head.share.value:.1f}% [" in lines[0]
     assert "`no_bonus` is not in the ladder (other rules: rummy_multiplier 1 (fitted: 2))" in ladder_notes(
         analysis, found
     )
@@ -210,9 +218,10 @@ def test_the_lead_says_when_the_top_two_are_not_told_apart():
     assert found is not None
     top, second = (r.strategy for r in found.ratings[:2])
     assert {top, second} == {"montecarlo", "cautious"}
-    head = found.win_probability(top, second)
-    assert head.low < 0.5 < head.high
-    assert f", though it is not shown to be ahead of `{second}` (it would beat it in" in ladder_lines(found)[0]
+    (head,) = [p for p in found.pairings if p.condition == "cautious_vs_montecarlo"]  # measured, head to head
+    assert head.share.low < 0.5 < head.share.high
+    said = f", though it is not shown to be ahead of `{second}`, the next: it beats `{second}` in "
+    assert said in ladder_lines(analysis, found)[0]
 
 
 def test_no_ladder_when_it_would_say_no_more_than_one_pair():

@@ -48,8 +48,10 @@ def reported(conditions: dict, tmp_path) -> tuple[Report, str, list[str]]:
 
 def test_a_round_robin_opens_with_its_ladder_and_its_comparison_of_rules_follows(tmp_path):
     report, text, parts = reported(ROUND_ROBIN, tmp_path)
-    assert " tops the ladder: it beats `greedy` in " in parts[1].split(". ")[0]  # the answer, first
-    assert parts[2].startswith("| | strategy | rating [95% interval] |")  # the ladder's table under it
+    assert " tops the ladder: measured, it beats `greedy` in " in parts[1].split(". ")[0]  # the answer, first
+    assert parts[2].startswith("Measured where they met, in games to 50 points: head to head")  # measured first
+    assert parts[3].startswith("| pairing | players | games | measured share [95% interval] | condition |")
+    assert text.index("| pairing |") < text.index("| | strategy | rating [95% interval] |")  # the fit after
     comparisons = text.index("## The planned comparisons")
     first_verdict = min(text.index(f"- **{word}**") for word in VERDICT_WORDS if f"- **{word}**" in text)
     assert text.index("tops the ladder") < text.index("| | strategy |") < comparisons < first_verdict
@@ -71,7 +73,7 @@ def test_an_experiment_of_rules_opens_with_its_verdicts_even_with_a_ladder_besid
     assert parts[4].startswith("These are the answers of the bots named (`cautious`, `greedy`, `rummy_hunter`)")
     assert parts[5] == "## The verdicts in full"  # the first screen ends here: the full sentences follow
     ladder = text.index("## The ladder: how strong is each strategy?")
-    assert text.index("- **") < ladder < text.index("Each pairing, with the ladder's forecast of it:")
+    assert text.index("- **") < ladder < text.index("Each pairing as measured, with the ladder's forecast beside it")
     assert "## The planned comparisons" not in text and "## Each pairing" not in text
     # what `rummysim run` prints: "In short", then each verdict with its lineup
     assert report.verdicts[0].startswith("In short: with aces high or low") and "`" not in report.verdicts[0]

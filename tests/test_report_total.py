@@ -139,7 +139,7 @@ def test_conditions_that_play_alike_are_reported_as_exactly_zero(tmp_path):
     outcome = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "-q"])
     assert outcome.exit_code == 0, outcome.output
     text = (tmp_path / "out" / "seven" / "report.md").read_text()
-    assert "no game changed: difference 0 [0, 0] over 30 paired games" in text
+    assert "no game changed: the difference is exactly 0 in each of 30 paired games" in text
     assert (tmp_path / "out" / "seven" / "report.html").exists()
     comparisons = (tmp_path / "out" / "seven" / "summary_comparisons.csv").read_text()
     assert f",{Verdict.EXACTLY_ZERO}" in comparisons

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from rummysim.analysis.atlas import ALPHAS, is_atlas
 from rummysim.analysis.compare import Comparison, compare, fdr, holm, plan, rule_out
+from rummysim.analysis.comparison import ALPHA
 from rummysim.analysis.estimates import Estimate, wilson
 from rummysim.analysis.frames import ENDINGS, endings, strategy_counts
 from rummysim.analysis.grid import Effect, effects, effects_table
@@ -225,7 +227,8 @@ def analyze(
     ):
         holm(family)
         fdr(family)
-        rule_out(family, margins=experiment.margin, relative=experiment.relative_margin)
+        alpha = ALPHAS["changes"] if is_atlas(experiment) else ALPHA  # an atlas shares its 5% among its findings
+        rule_out(family, margins=experiment.margin, relative=experiment.relative_margin, alpha=alpha)
     found = []
     if experiment.grid:
         first = {}  # per arm, its first condition's measured strategy (its Order is a grid measure too)

@@ -255,14 +255,16 @@ def _mcnemar(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def rule_out(
-    comparisons: Sequence[Comparison], *, margins: Mapping[str, float], relative: Mapping[str, float] | None = None
-) -> None:
+    comparisons: Sequence[Comparison], *, margins: Mapping[str, float], relative: Mapping[str, float] | None = None,
+    alpha: float = ALPHA,
+) -> None:  # fmt: skip
     """Set each planned change's simultaneous interval and what it rules out (`equivalence.bounds`).
 
     The m planned changes of the family (every comparison's planned metrics with a difference)
     share one set of simultaneous intervals at 1 − α/m: the run's verdicts are read from them.
     `relative`: measure -> its margin as a share of the reference's level, for the measures whose
     comparisons carry a log ratio (`compare`'s `relative`); the others are decided on the difference.
+    `alpha`: the family's share of the run's error rate (all of it but in an atlas, `rummysim.analysis.atlas`).
     """
     shares = relative or {}
     planned = [(c, m) for c in comparisons for m in MEASURES if m in c.tests and m in c.differences]
@@ -272,7 +274,7 @@ def rule_out(
         comp.bounds[metric] = bounds(
             metric=metric, interval=comp.log_ratios[metric] if on_log else comp.differences[metric],
             spread=comp.spreads[metric], margins=margins, tests=len(planned),
-            exact=comp.tests[metric].method == MCNEMAR, share=shares[key] if on_log else None,
+            exact=comp.tests[metric].method == MCNEMAR, share=shares[key] if on_log else None, alpha=alpha,
         )  # fmt: skip
 
 

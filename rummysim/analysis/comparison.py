@@ -150,15 +150,19 @@ class Comparison:
         """Return a planned change's answer (`Answer`), read from its simultaneous interval and margin (`rule_out`)."""
         if metric in self.no_events or self.verdict(metric) is Verdict.EXACTLY_ZERO:
             return Answer.NO
-        b = self.bounds.get(metric)
-        if b is None or not (np.isfinite(b.interval.low) and np.isfinite(b.interval.high)):
-            return Answer.CANT_TELL
-        if b.shown:
-            return Answer.SMALL if b.equivalent else Answer.YES if b.beyond else Answer.UNCLEAR
-        return Answer.NO if b.equivalent else Answer.CANT_TELL
+        return answer_of(self.bounds.get(metric))
 
     def distribution_verdict(self, metric: str) -> Verdict:
         """Return how a test of a whole distribution stands, such as the winning seat's (Stuart-Maxwell)."""
         if np.isnan(self.tests[metric].p):
             return Verdict.NOT_COMPUTED
         return Verdict.DIFFERS if self.tests[metric].p_holm < ALPHA else Verdict.NO_DIFFERENCE_SHOWN
+
+
+def answer_of(b: Bounds | None) -> Answer:
+    """Return the `Answer` a simultaneous interval and its margin give (`Comparison.answer` without its exact zeros)."""
+    if b is None or not (np.isfinite(b.interval.low) and np.isfinite(b.interval.high)):
+        return Answer.CANT_TELL
+    if b.shown:
+        return Answer.SMALL if b.equivalent else Answer.YES if b.beyond else Answer.UNCLEAR
+    return Answer.NO if b.equivalent else Answer.CANT_TELL

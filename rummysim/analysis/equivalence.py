@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats
@@ -109,8 +110,14 @@ def simultaneous(e: Estimate, *, tests: int, alpha: float = ALPHA) -> Estimate:
     """
     if tests <= 1:
         return e
-    k = float(stats.norm.ppf(1 - alpha / (2 * tests))) / Z
+    k = normal_quantile(1 - alpha / (2 * tests)) / Z
     return Estimate(e.value, e.value - k * (e.value - e.low), e.value + k * (e.high - e.value), e.n)
+
+
+@lru_cache(maxsize=1024)
+def normal_quantile(p: float) -> float:
+    """Return the standard normal quantile z(p), remembered: a run asks the same few thousands of times."""
+    return float(stats.norm.ppf(p))
 
 
 def level_of(tests: int, alpha: float = ALPHA) -> float:
@@ -196,14 +203,17 @@ def detectable(spread: Spread, *, tests: int, exact: bool = False, power: float 
         return float("nan")
     level = alpha / tests
     step = spread.step if exact else 0.0
-    return float(stats.norm.ppf(1 - level / 2) * spread.null_se + stats.norm.ppf(power) * spread.se + step)
+    return float(normal_quantile(1 - level / 2) * spread.null_se + normal_quantile(power) * spread.se + step)
 
 
 def bounds(
     *, metric: str, interval: Estimate, spread: Spread, margins: Mapping[str, float], tests: int, exact: bool,
-    share: float | None = None,
+    share: float | None = None, alpha: float = ALPHA,
 ) -> Bounds:  # fmt: skip
     """Return what a planned change rules out at the simultaneous level of `tests` changes, with the file's margin.
+
+    `alpha`: the family's error rate, shared by its `tests` (an atlas gives its changes a part of
+    the report's 5%, `rummysim.analysis.atlas.ALPHAS`).
 
     `interval`: the change's 95% interval, on the difference or, with `share` (a relative margin,
     `rummysim.margins.RELATIVE`), on the log ratio, its margin then log(1 + share). `exact`: its
@@ -211,6 +221,6 @@ def bounds(
     """
     key, unit = MEASURES[metric]
     margin = math.log1p(share) if share is not None else margins[key] * unit
-    found = detectable(spread, tests=tests, exact=exact)
-    wide = simultaneous(interval, tests=tests)
-    return Bounds(metric, wide, margin, spread, found, level_of(tests), relative=share is not None)
+    found = detectable(spread, tests=tests, exact=exact, alpha=alpha)
+    wide = simultaneous(interval, tests=tests, alpha=alpha)
+    return Bounds(metric, wide, margin, spread, found, level_of(tests, alpha), relative=share is not None)

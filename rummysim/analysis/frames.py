@@ -260,6 +260,41 @@ def _hand_sums_in_pandas(hands: pd.DataFrame, *, n_players: int) -> pd.DataFrame
     return frame.join(lead.drop(columns="lead_changes"))
 
 
+_DIGEST_COLUMNS = ("hand", "seat", "position", "won", "points", "score", "went_out_by", "went_rummy", "stalled",
+                   "turns")  # fmt: skip
+"""The hand columns a game's `hand_digest` covers: every column of a hand row the analysis reads but its names."""
+
+
+def hand_digest(hands: pd.DataFrame) -> pd.Series:
+    """Return one 64-bit digest per game of its hand rows: equal digests, equal rows (up to a hash collision).
+
+    Each row's `_DIGEST_COLUMNS` are mixed into one 64-bit hash (splitmix64's finaliser over a
+    running combination) and a game's digest is the wrapping sum of its rows' hashes, so the
+    rows' order does not matter. Two cells whose games have equal digests played the same
+    hands, row for row: the atlas's test that a rule never binds (`rummysim.analysis.atlas`).
+    """
+    state = np.zeros(len(hands), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for k, name in enumerate(_DIGEST_COLUMNS):
+            if name == "went_out_by":  # as read (codes) or as written (text): the same codes
+                values = _ending_codes(hands, np.arange(len(hands))).astype(np.int64)
+            else:
+                values = hands[name].to_numpy().astype(np.int64)
+            state = _mix(state ^ (values.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15 * (k + 1) % 2**64)))
+        game = hands["game"].to_numpy()
+        order = np.argsort(game, kind="stable")
+        starts = _starts(game[order]) if len(game) else np.zeros(0, dtype=np.int64)
+        sums = np.add.reduceat(state[order], starts) if len(starts) else state[:0]
+    return pd.Series(sums.view(np.int64), index=pd.Index(game[order][starts], name="game"), name="digest")
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """Return splitmix64's finaliser of each 64-bit word (a bijection that spreads every bit)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 def join_games(outcomes: pd.DataFrame, sums: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
     """Return the per-game frame of one condition: its `game_outcomes` joined to its `hand_sums`."""
     n = n_players
@@ -281,8 +316,13 @@ def join_games(outcomes: pd.DataFrame, sums: pd.DataFrame, *, n_players: int) ->
 
 
 def game_frame(hands: pd.DataFrame, games: pd.DataFrame, *, n_players: int) -> pd.DataFrame:
-    """Return one row per game of one condition, indexed by game, from its tables in memory (see the module doc)."""
-    return join_games(game_outcomes(games), hand_sums(hands, n_players=n_players), n_players=n_players)
+    """Return one row per game of one condition, indexed by game, from its tables in memory (see the module doc).
+
+    With each game's ``digest`` of its hand rows (`hand_digest`), as `rummysim.analysis.reading` reads it.
+    """
+    frame = join_games(game_outcomes(games), hand_sums(hands, n_players=n_players), n_players=n_players)
+    frame["digest"] = hand_digest(hands).reindex(frame.index).fillna(0).astype(np.int64)
+    return frame
 
 
 def strategy_counts(players: Sequence[Mapping[str, object]]) -> dict[str, int]:

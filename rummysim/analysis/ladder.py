@@ -16,6 +16,13 @@ strongly connected part (the *core*), and a strategy that only ever finished beh
 core gets a one-sided bound (`Status`). The reference (by default the core's weakest) has rating 0:
 a rating is the log-odds of beating it in a two-player game. Intervals: 95% percentile bootstrap,
 each condition's games resampled within it. Details and choices: docs/metrics.md, "The ladder".
+
+**Forecasts against what was measured** (issue 42, part 4). Every pairing of every table is
+forecast by the ladder, and measured. The fit test (`FitTest`) says whether one scale describes
+them all; where it rejects, or cannot be run (no residual degrees of freedom: each condition's
+own ratings are the ladder's, so a misfit within a table goes unseen), a forecast is kept only
+inside its pairing's measured 95% interval (`Ladder.forecast_holds`); the others are dropped
+(`Ladder.dropped`), and the report says so in words in place of the number.
 """
 
 from __future__ import annotations
@@ -51,6 +58,21 @@ if TYPE_CHECKING:
 NAN = float("nan")
 UNBOUNDED = 1e200
 """A bootstrap interval's end beyond this is unbounded (a resample where the MLE runs off to infinity)."""
+
+
+FIT_ALPHA = 0.05
+"""The fit test's level: below it, one scale is rejected."""
+
+
+class FitTest(StrEnum):
+    """What the likelihood-ratio test says of one scale for every pairing (`Ladder.fit_p`)."""
+
+    HOLDS = "holds"
+    """Not rejected at `FIT_ALPHA`: the forecasts are the model's, whether or not each lies in its interval."""
+    REJECTED = "rejected"
+    """Rejected: some pairing goes otherwise than the ratings say."""
+    UNTESTED = "untested"
+    """No residual degrees of freedom (or a condition's own ratings do not exist): the test cannot be run."""
 
 
 class Status(StrEnum):
@@ -100,6 +122,39 @@ class Ladder:
     def fit_p(self) -> float:
         """Return the p-value of the ladder's fit: small when one scale does not describe every pairing."""
         return float(stats.chi2.sf(self.deviance, self.df)) if self.df else NAN
+
+    @property
+    def fit_test(self) -> FitTest:
+        """Return what the fit test says: one scale holds, is rejected, or could not be tested (0 df)."""
+        if not self.df or not math.isfinite(self.deviance):
+            return FitTest.UNTESTED
+        return FitTest.REJECTED if self.fit_p < FIT_ALPHA else FitTest.HOLDS
+
+    def forecast_holds(self, p: Pairing) -> bool:
+        """Return True if a pairing's forecast may be shown as a number (issue 42, part 4).
+
+        It may where the fit test holds and the pairing is fitted (the test covers it), or where the forecast
+        lies inside the pairing's measured 95% interval. Not where there is no forecast (a bounded strategy).
+        A pairing under other rules is never covered by the test: its interval decides.
+        """
+        if not math.isfinite(p.predicted):
+            return False
+        if p.fitted and self.fit_test is FitTest.HOLDS:
+            return True
+        return p.share.low <= p.predicted <= p.share.high
+
+    @property
+    def dropped(self) -> tuple[Pairing, ...]:
+        """Return the pairings whose forecast is dropped: outside the measured interval, and not covered by a fit test
+        that holds (`forecast_holds`)."""
+        return tuple(p for p in self.pairings if math.isfinite(p.predicted) and not self.forecast_holds(p))
+
+    def chance_holds(self, strategy: str) -> bool:
+        """Return True if `strategy`'s forecast chance to beat the reference may be shown: no fitted pairing of
+        the two has its forecast dropped (the head-to-head ones if they met head to head, else any table's)."""
+        met = [p for p in self.pairings if p.fitted and {p.strategy, p.opponent} == {strategy, self.reference}]
+        checked = [p for p in met if p.seats == 2] or met
+        return not any(p in self.dropped for p in checked)
 
     def rating(self, strategy: str) -> Rating:
         """Return one strategy's rating."""

@@ -224,7 +224,7 @@ def summarize_condition(
 
 def per_game_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     """Return the frame's columns as float arrays, plus `one` (1 per game) for per-game means."""
-    numeric = frame.select_dtypes(include=["number", "bool"])
+    numeric = frame.select_dtypes(include=["number", "bool"]).drop(columns="digest", errors="ignore")
     values = np.asfortranarray(numeric.to_numpy(dtype=float))  # one conversion, not one per column
     columns = {str(c): values[:, i] for i, c in enumerate(numeric.columns)}
     columns["one"] = np.ones(len(frame))

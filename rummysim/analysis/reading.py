@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from rummysim.analysis.frames import ENDINGS, game_outcomes, hand_sums, join_games
+from rummysim.analysis.frames import ENDINGS, game_outcomes, hand_digest, hand_sums, join_games
 from rummysim.analysis.paths import ScorePaths
 from rummysim.errors import ConfigError
 from rummysim.results import Results
@@ -69,7 +69,8 @@ def read_frames(
     `games`: only each condition's first games (game < games[name]), as if the run had played
     no more: a sized run reads a finished run's first waves without cutting its tables.
     `progress` hears the rows of each batch read, then that the comparisons begin (what
-    `rummysim.analysis.analyze` does next).
+    `rummysim.analysis.analyze` does next). Each frame carries each game's ``digest`` of its hand
+    rows too (`frames.hand_digest`).
     """
     results.check_tables("hands", "games")
     conditions = results.experiment.conditions
@@ -93,6 +94,7 @@ def read_frames(
     }
     del games_rows
     sums: dict[int, list[pd.DataFrame]] = {i: [] for i, name in enumerate(names) if name in outcomes}
+    digests: dict[int, list[pd.Series]] = {i: [] for i in sums}
     paths = {i: ScorePaths(n_players=n_players[i]) for i in sums}
     seen = _Seen(names, n_players)
 
@@ -105,6 +107,7 @@ def read_frames(
         for code, part in _by_condition(rows):
             if code in sums:
                 sums[code].append(hand_sums(part, n_players=n_players[code]))
+                digests[code].append(hand_digest(part))
                 paths[code].add(part, outcomes[names[code]]["winner_seat"])
 
     carry = None
@@ -132,7 +135,9 @@ def read_frames(
         if not parts:  # games but no hands: nothing to analyse
             continue
         name = names[code]
-        frames[name] = join_games(outcomes[name], pd.concat(parts), n_players=n_players[code])
+        frame = join_games(outcomes[name], pd.concat(parts), n_players=n_players[code])
+        frame["digest"] = pd.concat(digests[code]).reindex(frame.index).fillna(0).astype(np.int64)
+        frames[name] = frame
         trajectories[name] = paths[code].means()
     return Frames(frames, trajectories)
 

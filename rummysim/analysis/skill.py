@@ -288,6 +288,8 @@ class Pairing:
     """A ladder's probability of it: k_S θ_S / (k_S θ_S + k_T θ_T), NaN unless both are rated."""
     fitted: bool
     """Whether the condition is part of the fit."""
+    seats: int = 2
+    """Seats at the condition's table (its table size): at 2 it is a head-to-head share."""
 
 
 def record(games: Sequence[Ranking], s: str, t: str) -> tuple[int, int]:
@@ -321,5 +323,6 @@ def pairings(rankings: Mapping[str, Sequence[Ranking]], ratings: Mapping[str, fl
             for t in order[i + 1 :]:
                 n_known, ahead = record(games, s, t)
                 gap = ratings.get(s, NAN) - ratings.get(t, NAN) + math.log(lineup[s] / lineup[t])
-                out.append(Pairing(name, s, t, wilson(ahead, n_known), float(expit(gap)), fitted))
+                share, forecast = wilson(ahead, n_known), float(expit(gap))
+                out.append(Pairing(name, s, t, share, forecast, fitted, seats=sum(lineup.values())))
     return out

@@ -18,27 +18,28 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from rummysim.analysis import Analysis, analyze
+from rummysim.analysis.atlas import fairness_table
 from rummysim.analysis.ladder import Ladder, rated_conditions
 from rummysim.analysis.ladder import ladder as fit_ladder
 from rummysim.analysis.reading import Progress
 from rummysim.report.answer import evidence, lineup_answers
 from rummysim.report.atlas import (
     atlas_cells,
-    draw_atlas,
-    explorer_measures,
+    changes_level,
     findings,
     is_atlas,
     render_atlas,
     rule_changes,
 )
+from rummysim.report.atlas_explorer import write_atlas_explorer
+from rummysim.report.atlas_figures import draw_atlas
 from rummysim.report.changes import INTRO, other_changes
-from rummysim.report.explorer import write_explorer
 from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_plot, save
 from rummysim.report.glossary import glossary_lines
 from rummysim.report.html import render_html
 from rummysim.report.ladder import draw_ladder, ladder_lines, ladder_notes, lead, leads, pairing_lines
 from rummysim.report.short import answer_table, change_shown, in_short, verdict_records
-from rummysim.report.sizing import sizing_lines
+from rummysim.report.sizing import missed_targets, sizing_lines
 from rummysim.report.strong import grouped, holds, strong_section
 from rummysim.report.tables import (
     GRID,
@@ -91,7 +92,7 @@ def render_markdown(
         answers.append(f"![{alt}]({_rel(figures['answer'], folder)})")
     if rated is not None:
         chart = f"![The ladder: each strategy's rating with its 95% interval]({_rel(figures['ladder'], folder)})"
-        board = ["\n".join(ladder_lines(rated)), chart, ladder_notes(analysis, rated)]
+        board = ["\n".join(ladder_lines(analysis, rated)), chart, ladder_notes(analysis, rated)]
         pairings = "\n".join(pairing_lines(analysis, rated))
     if rated is not None and leads(analysis, rated):  # a round robin: the ladder is the answer
         parts += [*board, _reading_note(analysis, folder, found)]
@@ -269,7 +270,7 @@ def build_report(
                       folder / "verdicts.json")  # fmt: skip
     said = [v.sentence for v in found]
     if rated is not None and leads(analysis, rated):
-        said.insert(0, lead(rated))
+        said.insert(0, lead(analysis, rated))
     elif found:
         said = [in_short(analysis, found), *(_said_row(analysis, v) for v in found)]
     elif not found:
@@ -303,19 +304,17 @@ def _atlas_report(analysis: Analysis, folder: Path, results: Results | None) -> 
     grid = analysis.experiment.grid
     cells = atlas_cells(analysis)
     changes = rule_changes(cells, grid)
-    said = findings(cells, grid, changes)
-    figures = draw_atlas(changes, folder / "figures")
+    fairness = fairness_table(analysis.experiment, analysis.frames)
+    said = findings(analysis, cells, changes, fairness=fairness)
+    figures = draw_atlas(changes, folder / "figures", level=changes_level(analysis))
     paths = _summary_tables(analysis, folder)
     paths["cells"] = folder / "atlas_cells.csv"
     write_text_atomic(cells.to_csv(index=False), paths["cells"])
-    levels = {f: [str(v) for v in values] for f, values in grid.items()}
-    write_explorer(
-        cells, folder / "explorer.html", title=analysis.question, factors=list(levels), levels=levels,
-        measures=explorer_measures(),
-        intro=f"Experiment {analysis.experiment.name}, seed {analysis.experiment.seed}: every cell is a table size "
-        "and a set of rules; each change is against basic rummy at the same table size, on the same deals.",
-    )  # fmt: skip
-    sizing = sizing_lines(results.manifest.get("precision") if results is not None else None)
+    paths["fairness"] = folder / "atlas_fairness.csv"
+    write_text_atomic(fairness.drop(columns="index").to_csv(index=False), paths["fairness"])
+    write_atlas_explorer(analysis, cells, folder / "explorer.html")
+    players = {c.name: c.rules.n_players for c in analysis.experiment.conditions}
+    sizing = missed_targets(results.manifest.get("precision") if results is not None else None, players)
     guide = _doc("atlas.md", folder, "the atlas guide")
     text = render_atlas(analysis, cells, changes, said, figures, folder, sizing=sizing, guide=guide)
     md = folder / "report.md"

@@ -11,12 +11,16 @@ experiments/atlas.yaml (every rule and house rule at 2 to 6 players), is reporte
   the one that seats two, at the same table size;
 - **each rule against basic rummy** (`rule_changes`): the cell that changes that one rule
   and nothing else, at each table size, as blackjack's rule tables give each rule's effect;
-- **findings** (`findings`): sentences a player can quote, from those intervals only;
+- **findings** (`findings`, `rummysim.report.atlas_findings`): sentences a player can quote,
+  each from the corrected test of its family (`rummysim.analysis.atlas`: the report's 5% shared
+  among the cells' changes, fairness to every seat and the interactions);
 - **heat maps** of each measure's rule-by-rule changes, table size across;
 - ``explorer.html`` (`rummysim.report.explorer`): every cell, to pick, compare, sort, filter.
 
-The grid's main effects and two-factor interactions stay in ``summary_effects.csv``
-(`rummysim.analysis.grid`); the report lists those whose interval excludes zero.
+Every change printed, marked or said is the run's simultaneous interval (at 1 − α/m over all
+the atlas's planned changes, α its 3%), never a lone 95% one. The grid's main effects and
+two-factor interactions stay in ``summary_effects.csv`` (`rummysim.analysis.grid`); the report
+lists the interactions that survive Benjamini-Yekutieli.
 """
 
 from __future__ import annotations
@@ -26,21 +30,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from rummysim.analysis import Analysis, ConditionSummary
+from rummysim.analysis.atlas import ALPHAS, alike_groups, fairness_table, interactions, never_binds
+from rummysim.analysis.atlas import is_atlas as _is_atlas
+from rummysim.analysis.comparison import Comparison
 from rummysim.analysis.estimates import Estimate
 from rummysim.analysis.grid import arms
 from rummysim.analysis.skill import measured
+from rummysim.design import Experiment
+from rummysim.margins import margins_text
 from rummysim.measures import MEASURES
+from rummysim.report import atlas_findings as said
 from rummysim.report.explorer import Measure
-from rummysim.report.verdicts import rule_words
-
-ATLAS_CONDITIONS = 32
-"""A grid experiment with more conditions than this is reported as an atlas."""
+from rummysim.report.verdicts import lineup_words, rule_words
+from rummysim.report.wording import interval, rounded
+from rummysim.specs import strategy_label
 
 
 @dataclass(frozen=True)
@@ -63,13 +70,13 @@ ATLAS_MEASURES = (
     AtlasMeasure(Measure("order", "Skill: the better player's Order", "", 3, "high"), "order", skill=True),
 )  # fmt: skip
 NAN = float("nan")
-FINDINGS_ORDER = ("game_length", "order", "first_player_edge_hand", "dealer_edge_hand")
-"""The order of the findings: what changes most for a player first."""
+PERCENT = ("game_length",)
+"""The measures whose changes are printed as a share of basic rummy's level (a game's length: decided so too)."""
 
 
 def is_atlas(analysis: Analysis) -> bool:
-    """Return True if the run is a grid of more than `ATLAS_CONDITIONS` conditions: reported as an atlas."""
-    return bool(analysis.experiment.grid) and len(analysis.experiment.conditions) > ATLAS_CONDITIONS
+    """Return True if the run is reported as an atlas (`rummysim.analysis.atlas.is_atlas`)."""
+    return _is_atlas(analysis.experiment)
 
 
 def _value(analysis: Analysis, summary: ConditionSummary, measure: AtlasMeasure) -> Estimate:
@@ -82,11 +89,13 @@ def _value(analysis: Analysis, summary: ConditionSummary, measure: AtlasMeasure)
 
 
 def atlas_cells(analysis: Analysis) -> pd.DataFrame:
-    """Return one row per table size and rule set: each `ATLAS_MEASURES` value and change with 95% intervals.
+    """Return one row per table size and rule set: each `ATLAS_MEASURES` value and its change against basic rummy.
 
-    Columns: ``cell``, ``players``, one per grid factor (its level as text), then per measure
-    ``m``, ``m_low``, ``m_high``, ``m_change``, ``m_change_low``, ``m_change_high`` (the change
-    against the reference cell at the same table size: 0 without interval for that cell).
+    Columns: ``cell``, ``players``, ``condition``, one per grid factor (its level as text), then per
+    measure ``m``, ``m_low``, ``m_high`` (the cell's level, 95%), ``m_change``, ``m_change_low``,
+    ``m_change_high`` (the change against the reference cell at the same table size with the run's
+    simultaneous interval, in the measure's unit; 0 without interval for that cell) and
+    ``m_answer`` (the run's answer, `rummysim.analysis.comparison.Answer`).
     """
     factors = analysis.experiment.grid
     compared = {(c.reference, c.other): c for c in analysis.comparisons}
@@ -104,24 +113,43 @@ def atlas_cells(analysis: Analysis) -> pd.DataFrame:
             levels = {f: str(levels[i]) for (f, levels), i in zip(factors.items(), index, strict=True)}
             cell_id = f"{players} players, " + ", ".join(f"{f}={v}" for f, v in levels.items())
             row = rows.setdefault((players, index), {"cell": cell_id, "players": players, **levels})
+            row["condition" if not skill else "skill_condition"] = name
             for measure in ATLAS_MEASURES:
                 if measure.skill != skill:
                     continue
                 m = measure.shown.name
                 value = _value(analysis, summaries[name], measure)
                 comp = compared.get((reference, name))
-                change = comp.differences.get(measure.metric) if comp is not None else None
+                base = _value(analysis, summaries[reference], measure).value
+                change, answer = _decided(comp, measure.metric, base) if comp is not None else (None, "")
                 if name == reference:
                     change = Estimate(0.0, NAN, NAN, value.n)
                 change = change or Estimate(NAN, NAN, NAN, 0)
                 row.update({m: value.value, f"{m}_low": value.low, f"{m}_high": value.high, f"{m}_change": change.value,
-                            f"{m}_change_low": change.low, f"{m}_change_high": change.high})  # fmt: skip
+                            f"{m}_change_low": change.low, f"{m}_change_high": change.high,
+                            f"{m}_answer": answer})  # fmt: skip
     frame = pd.DataFrame([rows[k] for k in sorted(rows)])
     for measure in ATLAS_MEASURES:  # a measure no condition played is a column of NaN, not a missing one
-        for suffix in ("", "_low", "_high", "_change", "_change_low", "_change_high"):
+        for suffix in ("", "_low", "_high", "_change", "_change_low", "_change_high", "_answer"):
             if f"{measure.shown.name}{suffix}" not in frame:
-                frame[f"{measure.shown.name}{suffix}"] = NAN
+                frame[f"{measure.shown.name}{suffix}"] = "" if suffix == "_answer" else NAN
     return frame
+
+
+def _decided(comp: Comparison, metric: str, base: float) -> tuple[Estimate | None, str]:
+    """Return a planned change with its simultaneous interval in the measure's unit, and its answer.
+
+    A change decided on the log ratio (a game's length) is turned back into its unit exactly:
+    base · (e^x − 1) at the estimate and at each end.
+    """
+    b = comp.bounds.get(metric)
+    if b is None:
+        return comp.differences.get(metric), ""
+    e = b.interval
+    if b.relative:
+        value, low, high = (base * math.expm1(x) if math.isfinite(x) else NAN for x in (e.value, e.low, e.high))
+        e = Estimate(value, low, high, e.n)
+    return e, comp.answer(metric).value
 
 
 def rule_words_of(factor: str, level: object, levels: Sequence[object]) -> str:
@@ -141,7 +169,9 @@ def rule_changes(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) ->
     """Return each single rule's change against the reference at each table size: one row per rule x size x measure.
 
     A rule is a factor at one of its other levels; its cell keeps every other factor at its
-    reference level. Columns: rule, factor, level, players, measure, change, low, high, base.
+    reference level. Columns: rule, factor, level, players, measure, change, low, high (the
+    simultaneous interval), answer, base (basic rummy's level), and ``shown_change``, ``shown_low``,
+    ``shown_high``: the change as printed, a share of the base for game length (`PERCENT`), else the change.
     """
     rows = []
     reference = {f: str(v[0]) for f, v in levels.items()}
@@ -154,14 +184,17 @@ def rule_changes(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) ->
                 at = base[base["players"] == row["players"]]
                 for measure in ATLAS_MEASURES:
                     m = measure.shown.name
+                    base_value = float(at[m].iloc[0]) if len(at) else NAN
+                    per = base_value if m in PERCENT and base_value else 1.0
                     rows.append({
                         "rule": rule_words_of(factor, level, values), "factor": factor, "level": str(level),
                         "players": int(row["players"]), "measure": m, "change": row[f"{m}_change"],
                         "low": row[f"{m}_change_low"], "high": row[f"{m}_change_high"],
-                        "base": float(at[m].iloc[0]) if len(at) else NAN,
+                        "answer": row[f"{m}_answer"], "base": base_value, "shown_change": row[f"{m}_change"] / per,
+                        "shown_low": row[f"{m}_change_low"] / per, "shown_high": row[f"{m}_change_high"] / per,
                     })  # fmt: skip
     return pd.DataFrame(rows, columns=["rule", "factor", "level", "players", "measure", "change", "low", "high",
-                                       "base"])  # fmt: skip
+                                       "answer", "base", "shown_change", "shown_low", "shown_high"])  # fmt: skip
 
 
 def _noun(measure: Measure) -> str:
@@ -171,122 +204,106 @@ def _noun(measure: Measure) -> str:
     return MEASURES[measure.name].noun if measure.name in MEASURES else measure.label
 
 
-def _scale(measure: Measure) -> float:
-    return 100.0 if measure.unit == "pp" else 1.0
+def change_scale(measure: Measure) -> float:
+    return 100.0 if measure.unit == "pp" or measure.name in PERCENT else 1.0
 
 
-def _number(x: float, measure: Measure) -> str:
-    return f"{abs(x) * _scale(measure):.{measure.digits}f}"
+def change_unit(measure: Measure) -> str:
+    """Return the unit a change of `measure` is printed in: `` pp``, ``%`` (`PERCENT`) or nothing."""
+    return "%" if measure.name in PERCENT else {"pp": " pp", "hands": " hands", "": ""}[measure.unit]
 
 
-def _amount(x: float, measure: Measure) -> str:
-    return _number(x, measure) + {"pp": " pp", "hands": " hands", "": ""}[measure.unit]
+def change_digits(measure: Measure) -> int:
+    return 1 if measure.name in PERCENT else measure.digits
 
 
-def rule_finding(rule: str, changes: pd.DataFrame, measure: AtlasMeasure) -> str | None:
-    """Return one sentence on a rule's change of a measure across table sizes, or None if it says nothing firm.
-
-    Firm: every size's interval on one side of zero (it moves it, by how much), or every interval
-    within the measure's margin (it changes it by less than that, at every size).
-    """
-    shown = measure.shown
-    if changes.empty or changes["low"].isna().any():
-        return None
-    sizes = f"{changes['players'].min()} to {changes['players'].max()} players"
-    noun = _noun(shown)
-    margin = MEASURES[shown.name].margin / _scale(shown) if shown.name in MEASURES else NAN
-    if (changes["low"] > 0).all() or (changes["high"] < 0).all():
-        up = bool((changes["low"] > 0).all())
-        least, most = changes["change"].abs().min(), changes["change"].abs().max()
-        span = f"{_number(least, shown)} to {_amount(most, shown)}"
-        if shown.name == "game_length":
-            percent = (changes["change"] / changes["base"]).abs() * 100
-            way, digits = "longer" if up else "shorter", 0 if percent.min() >= 1 else 1
-            return (f"With {rule}, games are {percent.min():.{digits}f}% to {percent.max():.{digits}f}% {way} at "
-                    f"every table size from {sizes} ({span} a game).")  # fmt: skip
-        return f"With {rule}, {noun} {'rises' if up else 'falls'} at every table size from {sizes}, by {span}."
-    if math.isfinite(margin) and ((changes["low"] > -margin) & (changes["high"] < margin)).all():
-        return f"With {rule}, {noun} changes by less than {_amount(margin, shown)} at every table size from {sizes}."
-    return None
+def amounts(experiment: Experiment) -> dict[str, dict[str, str]]:
+    """Return, per atlas measure, how its changes are said: margin (as the file writes it), unit, scale, digits."""
+    margins = margins_text(experiment.margin, experiment.relative_margin)
+    out = {}
+    for measure in ATLAS_MEASURES:
+        shown = measure.shown
+        margin = margins.get(shown.name, "")
+        out[shown.name] = {"margin": str(margin), "unit": change_unit(shown), "scale": str(change_scale(shown)),
+                           "digits": str(change_digits(shown))}  # fmt: skip
+    return out
 
 
 def findings(
-    cells: pd.DataFrame, levels: Mapping[str, Sequence[object]], changes: pd.DataFrame | None = None
-) -> list[str]:
-    """Return the atlas's plain sentences: each rule's firm changes, then the fairest table at each size.
+    analysis: Analysis, cells: pd.DataFrame, changes: pd.DataFrame, *, fairness: pd.DataFrame | None = None
+) -> list[str]:  # fmt: skip
+    """Return the atlas's sentences: rules that never bind, each rule's firm changes, the largest, the fairest tables.
 
-    `changes`: `rule_changes` of the cells, if the caller has them already.
+    Every sentence rests on its family's corrected test (`rummysim.analysis.atlas`); `fairness`:
+    the run's `fairness_table`, if the caller has it already.
     """
-    changes = rule_changes(cells, levels) if changes is None else changes
-    out = []
-    exact = (changes["change"] == 0) & ((changes["high"] - changes["low"]).fillna(0) == 0)
-    inert = [str(r) for r, same in exact.groupby(changes["rule"], sort=False).all().items() if same]
-    for rule in inert:
-        out.append(f"With {rule}, nothing changes at any table size: the bots play exactly the same hands, so the rule "
-                   "never binds them.")  # fmt: skip
-    for measure in sorted(ATLAS_MEASURES, key=lambda m: FINDINGS_ORDER.index(m.shown.name)):
-        part = changes[(changes["measure"] == measure.shown.name) & ~changes["rule"].isin(inert)]
+    grid = analysis.experiment.grid
+    frames = analysis.frames
+    binds = never_binds(analysis.experiment, frames)
+    inert = [rule_words_of(f, level, grid[f]) for (f, level), never in binds.items() if never]
+    table = fairness_table(analysis.experiment, frames) if fairness is None else fairness
+    return findings_of(
+        changes, inert=inert, fairness=table, words=rule_set_words(cells, grid),
+        alike=alike_groups(analysis.experiment, frames), amount=amounts(analysis.experiment),
+        level=changes_level(analysis),
+    )  # fmt: skip
+
+
+def findings_of(
+    changes: pd.DataFrame, *, inert: Sequence[str], fairness: pd.DataFrame, words: Mapping[str, str],
+    alike: Sequence[Sequence[str]], amount: Mapping[str, Mapping[str, str]], level: float,
+) -> list[str]:  # fmt: skip
+    """Return the findings from the families' frames (see `findings`): the null atlases' tests call this too."""
+    out = said.never_bind_sentences(inert)
+    for measure in sorted(ATLAS_MEASURES, key=lambda m: said.FINDINGS_ORDER.index(m.shown.name)):
+        name = measure.shown.name
+        part = changes[(changes["measure"] == name) & ~changes["rule"].isin(inert)]
         for rule, rows in part.groupby("rule", sort=False):
-            sentence = rule_finding(str(rule), rows, measure)
+            sentence = said.rule_finding(str(rule), rows, noun=_noun(measure.shown), amount=amount[name])
             if sentence:
                 out.append(sentence)
-        if measure.shown.name != "game_length":
-            sentence = largest(part, measure)
+        if name not in PERCENT:
+            sentence = said.largest(part, noun=_noun(measure.shown), amount=amount[name], level=level)
             if sentence:
                 out.append(sentence)
-    out += fairest(cells, levels)
+    if len(fairness):
+        out += said.fairness_sentences(fairness, words, alike, alpha=ALPHAS["fairness"])
     return out
 
 
-def largest(changes: pd.DataFrame, measure: AtlasMeasure) -> str | None:
-    """Return where one rule moves a measure most (interval clear of zero, at least the margin), or None."""
-    shown = measure.shown
-    margin = MEASURES[shown.name].margin / _scale(shown) if shown.name in MEASURES else 0.0
-    firm = changes[((changes["low"] > 0) | (changes["high"] < 0)) & (changes["change"].abs() >= margin)]
-    if firm.empty:
-        return None
-    row = firm.loc[firm["change"].abs().idxmax()]
-    noun = _noun(shown)
-    k, d = _scale(shown), shown.digits
-    unit = {"pp": " pp", "hands": " hands", "": ""}[shown.unit]
-    return (f"The largest change one rule makes to {noun}: {row['rule']} at {int(row['players'])} players, "
-            f"{row['change'] * k:+.{d}f}{unit} [{row['low'] * k:+.{d}f}, {row['high'] * k:+.{d}f}], from "
-            f"{row['base'] * k:+.{d}f}{unit} under basic rummy.")  # fmt: skip
+def changes_level(analysis: Analysis) -> float:
+    """Return the level of the run's simultaneous intervals (1 − α/m: one for all its planned changes)."""
+    levels = [b.level for c in analysis.comparisons for b in c.bounds.values()]
+    return min(levels) if levels else 0.95
 
 
-def fairest(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) -> list[str]:
-    """Return, per table size, the rule set whose first player's hand edge is nearest zero, beside basic rummy's."""
-    m, out = "first_player_edge_hand", []
-    reference = {f: str(v[0]) for f, v in levels.items()}
-    for players, at in cells.dropna(subset=[m]).groupby("players"):
-        best = at.loc[at[m].abs().idxmin()]
-        base = at[np.logical_and.reduce([at[f] == v for f, v in reference.items()])]
-        said = [rule_words_of(f, best[f], v) for f, v in levels.items() if best[f] != str(v[0])]
-        rules = ", ".join(said) if said else "basic rummy itself"
-        basic = ""
-        if len(base) and said:
-            change = f"{m}_change"
-            basic = (f"; basic rummy's is {_pp(base.iloc[0], m)}, a change of {best[change] * 100:+.2f} pp "
-                     f"[{best[change + '_low'] * 100:+.2f}, {best[change + '_high'] * 100:+.2f}]")  # fmt: skip
-        out.append(f"The fairest {players}-player table of the {len(at)} rule sets, by the first player's edge in "
-                   f"a hand, is {rules}: {_pp(best, m)}{basic} (the least of {len(at)} estimates: read its "
-                   "interval).")  # fmt: skip
+def rule_set_words(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) -> dict[str, str]:
+    """Return each cell's condition (both its lineups') -> its rule set as a player says it ("basic rummy" for none)."""
+    out = {}
+    for _, row in cells.iterrows():
+        words = [rule_words_of(f, row[f], v) for f, v in levels.items() if row[f] != str(v[0])]
+        for key in ("condition", "skill_condition"):
+            if isinstance(row.get(key), str):
+                out[row[key]] = ", ".join(words) if words else "basic rummy"
     return out
-
-
-def _pp(row: pd.Series, m: str) -> str:
-    return f"{row[m] * 100:+.2f} pp [{row[f'{m}_low'] * 100:+.2f}, {row[f'{m}_high'] * 100:+.2f}]"
 
 
 def change_table(changes: pd.DataFrame, measure: AtlasMeasure) -> pd.DataFrame:
-    """Return one measure's rule-by-size table: a row per rule, a column per table size, ``change [low, high]``."""
+    """Return one measure's rule-by-size table: a row per rule, a column per table size, ``change [low, high]``.
+
+    The interval is the run's simultaneous one; a change whose sign is not shown is marked ``?``.
+    """
     shown, part = measure.shown, changes[changes["measure"] == measure.shown.name]
-    k, d = _scale(shown), shown.digits
+    k, d = change_scale(shown), change_digits(shown)
 
     def text(r: pd.Series) -> str:
-        if not math.isfinite(r["change"]):
+        if not math.isfinite(r["shown_change"]):
             return "n/a"
-        return f"{r['change'] * k:+.{d}f} [{r['low'] * k:+.{d}f}, {r['high'] * k:+.{d}f}]"
+        if r["shown_change"] == 0 and not (r["shown_high"] > r["shown_low"]):
+            return "0 in every game"
+        mark = "" if r["answer"] in said.SHOWN else " ?"
+        value, low, high = rounded(r["shown_change"] * k, r["shown_low"] * k, r["shown_high"] * k, least=d, sign="+")
+        return f"{value} {interval(low, high)}{mark}"
 
     if part.empty:
         return pd.DataFrame()
@@ -296,69 +313,69 @@ def change_table(changes: pd.DataFrame, measure: AtlasMeasure) -> pd.DataFrame:
     return wide.reset_index()
 
 
-def change_heatmap(changes: pd.DataFrame, measure: AtlasMeasure) -> Figure:
-    """Return a heat map of one measure's rule-by-rule changes (rows) at each table size (columns), annotated."""
-    shown, part = measure.shown, changes[changes["measure"] == measure.shown.name]
-    grid = part.pivot(index="rule", columns="players", values="change").reindex(part["rule"].drop_duplicates())
-    sure = part.assign(sure=(part["low"] > 0) | (part["high"] < 0)).pivot(index="rule", columns="players",
-                                                                         values="sure").reindex(grid.index)  # fmt: skip
-    values = grid.to_numpy(dtype=float) * _scale(shown)
-    fig, ax = plt.subplots(figsize=(7.5, 0.5 * len(grid) + 1.4), layout="constrained")
-    limit = float(np.nanmax(np.abs(values))) if np.isfinite(values).any() else 1.0
-    image = ax.imshow(values, cmap="RdBu_r", vmin=-limit or -1, vmax=limit or 1, aspect="auto")
-    for (i, j), x in np.ndenumerate(values):
-        if math.isfinite(x):
-            mark = "" if bool(sure.iloc[i, j]) or x == 0 else "?"
-            text = "0" if x == 0 else f"{x:+.{shown.digits}f}{mark}"
-            color = "white" if abs(x) > 0.6 * limit else "black"
-            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
-    ax.set_xticks(range(len(grid.columns)), [f"{p} players" for p in grid.columns])
-    ax.set_yticks(range(len(grid)), [str(r).split(" (")[0] for r in grid.index])
-    unit = " (pp)" if shown.unit == "pp" else ""
-    ax.set_title(f"{shown.label}{unit}: each rule's change against basic rummy\n"
-                 "(? : the 95% interval spans zero)", fontsize=9)  # fmt: skip
-    fig.colorbar(image, ax=ax, shrink=0.8)
-    return fig
-
-
 def explorer_measures() -> list[Measure]:
     """Return how the explorer shows each atlas measure."""
     return [m.shown for m in ATLAS_MEASURES]
 
 
-def interaction_lines(analysis: Analysis, *, shown: int = 12) -> list[str]:
-    """Return the two-rule interactions of the atlas's measures whose 95% interval excludes zero, largest first."""
-    labels = {m.metric: m for m in ATLAS_MEASURES}
-    arm_players = {c.name.rpartition("|")[0]: c.rules.n_players for c in analysis.experiment.conditions}
-    found = [e for e in analysis.effects if e.kind == "interaction" and e.measure in labels
-             and (e.estimate.low > 0 or e.estimate.high < 0)]  # fmt: skip
-    found.sort(key=lambda e: -abs(e.estimate.value) * _scale(labels[e.measure].shown))
-    lines = []
-    for e in found[:shown]:
-        m = labels[e.measure].shown
-        k, d = _scale(m), m.digits
-        est = e.estimate
-        lines.append(f"- {m.label}, {arm_players.get(e.arm, '?')} players ({e.arm}): {e.term}: "
-                     f"{est.value * k:+.{d}f} [{est.low * k:+.{d}f}, {est.high * k:+.{d}f}]")  # fmt: skip
-    return lines
+def interaction_frame(analysis: Analysis) -> pd.DataFrame:
+    """Return the atlas's interactions with their Benjamini-Yekutieli verdicts (`analysis.atlas.interactions`)."""
+    conditions = analysis.experiment.conditions
+    skill = {c.name.rpartition("|")[0] for c in conditions if len({strategy_label(p) for p in c.players}) > 1}
+    return interactions(analysis.effects, measures={m.metric: m.skill for m in ATLAS_MEASURES}, skill_arms=skill)
+
+
+def interaction_lines(analysis: Analysis) -> list[str]:
+    """Return the interactions that survive, ranked by |z| within each measure, as the report lists them."""
+    labels = {m.metric: (m.shown.label, 100.0 if m.shown.unit == "pp" else 1.0, m.shown.digits) for m in ATLAS_MEASURES}
+    players = {c.name.rpartition("|")[0]: c.rules.n_players for c in analysis.experiment.conditions}
+    grid = analysis.experiment.grid
+
+    def words(term: str) -> str:
+        pairs = [part.split("=", 1) for part in term.split(" × ")]
+        return " with ".join(rule_words_of(f, level, grid[f]) if f in grid else f"{f}={level}" for f, level in pairs)
+
+    return said.interaction_lines(interaction_frame(analysis), labels, players, words)
+
+
+def _first_screen(analysis: Analysis, cells: pd.DataFrame) -> str:
+    """Return who played, to what score and how many games: what every finding depends on."""
+    experiment = analysis.experiment
+    by_size = sorted(experiment.conditions, key=lambda c: c.rules.n_players)
+    fair = list(dict.fromkeys(lineup_words(c) for c in by_size if len({strategy_label(p) for p in c.players}) == 1))
+    skill = list(dict.fromkeys(lineup_words(c) for c in by_size if len({strategy_label(p) for p in c.players}) > 1))
+    games = sorted({s.games for s in analysis.conditions})
+    played = f"{games[0]:,}" if len(games) == 1 else f"{games[0]:,} to {games[-1]:,}"
+    target = experiment.conditions[0].rules.target_score
+    who = f"fairness and game length from {_joined(fair)}" + (f"; skill from {_joined(skill)}" if skill else "")
+    return (f"**Who played:** the bots, not people: {who}. Every game is played to {target} points "
+            f"(`target_score: {target}`); {played} games a cell, {len(cells)} cells. The answers are these bots' "
+            "at this score; other players or scores may differ.")  # fmt: skip
+
+
+def _joined(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{items[0]} to {items[-1]}" if len(items) > 3 else ", ".join(items)
 
 
 def render_atlas(
-    analysis: Analysis, cells: pd.DataFrame, changes: pd.DataFrame, said: Sequence[str], figures: Mapping[str, Path],
-    folder: Path, *, sizing: list[str], guide: str,
+    analysis: Analysis, cells: pd.DataFrame, changes: pd.DataFrame, found: Sequence[str], figures: Mapping[str, Path],
+    folder: Path, *, sizing: Sequence[str], guide: str,
 ) -> str:  # fmt: skip
     """Return an atlas's report.md: findings, each rule against basic rummy by table size, interactions, how sized.
 
-    `cells`, `changes` and `said` are the run's `atlas_cells`, their `rule_changes` and `findings`.
+    `cells`, `changes` and `found` are the run's `atlas_cells`, their `rule_changes` and `findings`.
     """
-    parts = [f"# {analysis.question}", "## What the atlas found"]
-    parts.append("\n".join(f"- {s}" for s in said) if said else "No rule moves a measure firmly at every table size.")
+    level = changes_level(analysis)
+    parts = [f"# {analysis.question}", _first_screen(analysis, cells), "## What the atlas found"]
+    parts.append("\n".join(f"- {s}" for s in found) if found else "No rule moves a measure firmly at every table size.")
     parts.append(
-        f"Every cell is a table size and a set of rules: {len(cells)} cells. Each change is against basic rummy at "
-        "the same table size (the first level of every rule), on the same deals, with its 95% interval; a change "
-        "whose interval spans zero is not shown to be one. Pick, compare, sort and filter every cell in "
-        "[the explorer](explorer.html); every number is in `atlas_cells.csv`."
-    )
+        f"Each change is against basic rummy at the same table size (the first level of every rule), on the same "
+        f"deals. Its interval is at {said._level(level)}, so that all the atlas's changes are covered at once (its "
+        f"share, {ALPHAS['changes'] * 100:g}%, of the report's 5%; fairness and the interactions have "
+        f"{ALPHAS['fairness'] * 100:g}% each): a change marked ? is not shown to be one. The games were sized for "
+        "95% intervals. Pick, compare, sort and filter every cell in [the explorer](explorer.html); every number is "
+        "in `atlas_cells.csv`."
+    )  # fmt: skip
     parts.append("## Each rule against basic rummy")
     parts.append(
         "As blackjack's rule tables give each rule's effect on the house edge, each row changes one rule of basic "
@@ -368,10 +385,11 @@ def render_atlas(
         table = change_table(changes, measure)
         if table.empty:
             continue
-        parts.append(f"### {measure.shown.label}")
+        parts.append(f"### {measure.shown.label}" + (" (change in %)" if measure.shown.name in PERCENT else ""))
         base = changes[changes["measure"] == measure.shown.name].drop_duplicates("players")
-        k, d, unit = _scale(measure.shown), measure.shown.digits, {"pp": " pp", "hands": " hands", "": ""}
-        basics = ", ".join(f"{int(r.players)} players {r.base * k:+.{d}f}{unit[measure.shown.unit]}"
+        unit = {"pp": " pp", "hands": " hands", "": ""}[measure.shown.unit]
+        k = 100.0 if measure.shown.unit == "pp" else 1.0
+        basics = ", ".join(f"{r.base * k:.{measure.shown.digits}f}{unit} at {int(r.players)} players"
                            for r in base.itertuples() if math.isfinite(r.base))  # fmt: skip
         if basics:
             parts.append(f"Basic rummy: {basics}.")
@@ -382,27 +400,14 @@ def render_atlas(
     lines = interaction_lines(analysis)
     parts += ["## Rules that do not add up",
               "Two-rule interactions (how much one rule's change differs when the other is on, averaged over the "
-              "remaining rules) whose 95% interval excludes zero, largest first; descriptive, not corrected for "
-              "the many looked at. All are in `summary_effects.csv`.",
-              "\n".join(lines) if lines else "None: at this precision the rules' changes add up."]  # fmt: skip
+              "remaining rules) that survive Benjamini-Yekutieli's correction over all of them at "
+              f"{ALPHAS['interactions'] * 100:g}%, ranked by z within each measure. All are in `summary_effects.csv`.",
+              "\n".join(lines) if lines else "No interaction is shown: none survives the correction, which is not "
+              "evidence that the rules' changes add up."]  # fmt: skip
     if sizing:
-        parts += ["## How many games", sizing[0], "\n".join(sizing[1:])]
+        parts += ["## How many games", *sizing]
     parts += ["## Tables",
               "`atlas_cells.csv` (one row per cell), `summary_comparisons.csv` (every cell against basic rummy, "
               "every metric), `summary_metrics.csv` (every cell's metrics), `summary_effects.csv` (main effects and "
               f"interactions): {guide} says how to read them."]  # fmt: skip
     return "\n\n".join(parts) + "\n"
-
-
-def draw_atlas(changes: pd.DataFrame, folder: Path) -> dict[str, Path]:
-    """Draw each atlas measure's rule-by-size heat map of `rule_changes` into `folder`; return the PNGs by measure."""
-    from rummysim.report.figures import RC, save
-
-    paths = {}
-    with plt.rc_context(RC):
-        for measure in ATLAS_MEASURES:
-            part = changes[changes["measure"] == measure.shown.name]
-            if len(part) and part["change"].notna().any():
-                name = measure.shown.name
-                paths[name] = save(change_heatmap(changes, measure), folder, f"atlas_{name}")
-    return paths

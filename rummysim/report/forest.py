@@ -40,6 +40,8 @@ WIDTH = 8.6  # 946 px at the report's 110 dpi: the HTML report's column shows it
 LABEL_X, AXIS_X, AXIS_W, VALUE_X, VERDICT_X = 0.12, 3.1, 2.8, 6.05, 7.3
 ROW, AXIS_H, GROUP, HEADER, FOOTER = 0.62, 0.26, 0.34, 0.3, 0.5
 TITLE = 0.45
+HEADING, LINE = 100, 0.17
+"""A group's heading wraps at this many characters (the page's width at 9.5 pt bold), each further line this high."""
 INK, MUTED, RULE, BAND = "#1f2328", "#59636e", "#d0d7de", "#e6ebf1"
 NOTE = "Line: no change. Shaded: ± the margin, the smallest change worth reporting. Each row has its own scale."
 
@@ -130,7 +132,10 @@ def forest_plot(rows: Sequence[ForestRow], *, title: str = "") -> Figure:
         raise ConfigError("forest_plot: no rows to draw; give at least one ForestRow")
     groups = _grouped(rows)
     headed = any(group for group, _ in groups)
+    heads = [textwrap.wrap(group or "(no group)", HEADING) for group, _ in groups]  # wrapped, never cut short
+    extra = sum(len(lines) - 1 for lines in heads) * LINE if headed else 0.0
     height = (TITLE if title else 0.15) + HEADER + len(rows) * ROW + (GROUP * len(groups) if headed else 0) + FOOTER
+    height += extra
     fig = plt.figure(figsize=(WIDTH, height))
 
     def at(x: float, y: float) -> tuple[float, float]:  # inches from the top left, to figure fractions
@@ -144,25 +149,27 @@ def forest_plot(rows: Sequence[ForestRow], *, title: str = "") -> Figure:
                            (VALUE_X, "change", "left"), (VERDICT_X, "verdict", "left")):  # fmt: skip
         fig.text(*at(x, y + HEADER - 0.05), text, ha=align, va="bottom", fontsize=7.5, color=MUTED)
     y += HEADER
-    for n, (group, members) in enumerate(groups):
+    for n, (_, members) in enumerate(groups):
         if headed:
             if n:
                 fig.add_artist(Line2D([at(LABEL_X, 0)[0], at(WIDTH - LABEL_X, 0)[0]], [at(0, y + 0.04)[1]] * 2,
                                       color=RULE, linewidth=0.8))  # fmt: skip
-            fig.text(*at(LABEL_X, y + GROUP - 0.06), textwrap.shorten(group or "(no group)", 100), fontsize=9.5,
-                     weight="bold", va="bottom", color=INK)  # fmt: skip
+            y += LINE * (len(heads[n]) - 1)
+            fig.text(*at(LABEL_X, y + GROUP - 0.06), "\n".join(heads[n]), fontsize=9.5, weight="bold", va="bottom",
+                     color=INK, linespacing=1.15)  # fmt: skip
             y += GROUP
         for row in members:
             middle = y + ROW / 2 - 0.06  # a little above the middle: the tick labels hang below the axis
             ax = fig.add_axes((AXIS_X / WIDTH, 1 - (middle + AXIS_H / 2) / height, AXIS_W / WIDTH, AXIS_H / height))
             _draw_row(ax, row)
             indent = 0.2 if headed else 0.0
-            label = textwrap.fill(row.label, width=40 if headed else 43, max_lines=2, placeholder=" ...")
+            label = textwrap.fill(row.label, width=40 if headed else 43)
             fig.text(*at(LABEL_X + indent, middle), label, fontsize=9, va="center", color=INK, linespacing=1.15)
             change, interval = value_text(row)
             fig.text(*at(VALUE_X, middle - 0.02), change, fontsize=9, va="bottom", color=INK, weight="bold")
             fig.text(*at(VALUE_X, middle + 0.02), interval, fontsize=8, va="top", color=MUTED)
-            fig.text(*at(VERDICT_X, middle), row.verdict, fontsize=9.5, va="center", weight="bold",
+            said = row.verdict.replace(", of ", ",\nof ")  # "Yes, of unclear size" on two lines: the page's edge
+            fig.text(*at(VERDICT_X, middle), said, fontsize=9.5, va="center", weight="bold",
                      color=VERDICT_COLORS[row.verdict])  # fmt: skip
             y += ROW
     fig.text(*at(LABEL_X, height - 0.12), NOTE, fontsize=7.5, color=MUTED, va="bottom")

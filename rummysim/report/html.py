@@ -11,6 +11,9 @@
   broken across lines;
 - the charts, ``figures/*.png`` or any other image the markdown names by a path relative
   to the report's folder, embedded as data URLs and sized to the column;
+- every text as text: raw HTML in the markdown (a question such as
+  ``<script>alert(1)</script> & "x"``, a name, a label, a cell) is escaped, never passed
+  through, and a link or image whose address runs a script (``javascript:``) loses it;
 - the verdicts as a box. The markdown the report must emit for it is a list (not nested in
   another) whose every item opens with a verdict in bold, each one of `VERDICTS`::
 
@@ -193,6 +196,10 @@ class _Reading(Treeprocessor):
         self.folder = folder
 
     def run(self, root: etree.Element) -> None:
+        for element in root.iter():
+            for name in ("href", "src"):
+                if re.match(r"^\s*(javascript|vbscript|data:text/html)", element.get(name, ""), flags=re.IGNORECASE):
+                    del element.attrib[name]  # an address that runs a script: the text stays, the link goes
         self._box(root)
         tables = [(parent, i) for parent in root.iter() for i, child in enumerate(parent) if child.tag == "table"]
         for parent, i in tables:  # found first: a wrapped table must not be met again
@@ -257,7 +264,9 @@ def _contents(tokens: Sequence[dict[str, Any]]) -> str:
         out = []
         for token in level:
             inner = f"<ol>{items(token['children'])}</ol>" if token["children"] else ""
-            out.append(f'<li><a href="#{token["id"]}" title="{token["name"]}">{token["name"]}</a>{inner}</li>')
+            name, to = token["name"], html.escape(token["id"])
+            title = name.replace('"', "&quot;")  # a name is escaped text already; in an attribute, its quotes too
+            out.append(f'<li><a href="#{to}" title="{title}">{name}</a>{inner}</li>')
         return "".join(out)
 
     return f'<nav class="contents" aria-label="Contents">\n<h2>Contents</h2>\n<ol>{items(tokens)}</ol>\n</nav>'
@@ -269,6 +278,8 @@ def render_html(text: str, *, title: str, folder: Path) -> str:
         extensions=["tables", "toc", "attr_list", "sane_lists"],
         extension_configs={"toc": {"toc_depth": "2-3", "permalink": "#", "permalink_title": "Link to this section"}},
     )
+    md.preprocessors.deregister("html_block")  # raw HTML in the text is text: escaped, never passed through
+    md.inlinePatterns.deregister("html")
     md.treeprocessors.register(_Reading(md, Path(folder)), "reading", 4)  # after the inline markup and toc's ids
     body = md.convert(text)
     contents = _contents(md.toc_tokens)  # type: ignore[attr-defined]

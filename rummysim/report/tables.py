@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rummysim.analysis import DESCRIPTIONS, Analysis, Estimate
-from rummysim.report.wording import num, p_text, settings_said
+from rummysim.report.wording import interval, num, p_text, pp, rounded, settings_said
 from rummysim.seating import DEFAULT_SEATING
 from rummysim.specs import strategy_name
 
@@ -37,12 +37,10 @@ def grid_text(analysis: Analysis) -> pd.DataFrame:
     rows = []
     for effect in analysis.effects:
         scale, label = UNITS.get(effect.measure, (1.0, effect.measure.replace("_", " ")))
-        e, digits = effect.estimate, 2 if scale > 1 else 3
-
-        def signed(x: float, digits: int = digits, scale: float = scale) -> str:
-            return f"{round(x * scale, digits) + 0.0:+.{digits}f}"  # + 0.0: no "-0.00"
-
-        shown = f"{signed(e.value)} [{signed(e.low)}, {signed(e.high)}]" if np.isfinite(e.low) else signed(e.value)
+        e = effect.estimate
+        value, low, high = rounded(e.value * scale, e.low * scale, e.high * scale, least=2 if scale > 1 else 3,
+                                   sign="+")  # fmt: skip
+        shown = f"{value} {interval(low, high)}" if np.isfinite(e.low) else value
         rows.append({"arm": effect.arm or "every cell", "measure": label, "kind": effect.kind, "effect": effect.term,
                      "estimate [95%]": shown, "games": e.n})  # fmt: skip
     return pd.DataFrame(rows)
@@ -79,7 +77,7 @@ def seats_wide(analysis: Analysis) -> pd.DataFrame:
     for c in analysis.conditions:
         for level, shares, test in (("hand", c.seat_hand, c.uniform_hand), ("game", c.seat_game, c.uniform_game)):
             row = {"condition": c.name, "level": level}
-            row.update({f"position {p}": e.text(percent=True) for p, e in enumerate(shares)})
+            row.update({f"position {p}": pp(e, signed=False, unit="%") for p, e in enumerate(shares)})
             row["chi-square p"] = p_text(test.p)
             row["Cohen's w"] = f"{test.w:.3f}"
             rows.append(row)
@@ -94,6 +92,7 @@ def metrics_wide(analysis: Analysis) -> pd.DataFrame:
     ]
     wide = table.pivot(index="metric", columns="condition", values="text")
     wide = wide.reindex(index=list(dict.fromkeys(table["metric"])), columns=[c.name for c in analysis.conditions])
+    wide = wide.fillna("n/a")  # a strategy's Order where it holds no seat: never "nan"
     wide.insert(0, "what it is", [DESCRIPTIONS.get(m.split(":")[0], "") for m in wide.index])
     return wide.reset_index()
 
@@ -137,7 +136,10 @@ def strategies_text(analysis: Analysis) -> pd.DataFrame:
     order = zip(strategies["order"], strategies["order_low"], strategies["order_high"], strict=True)
     return strategies.assign(
         **{
-            "win share [95%]": [num(Estimate(v * 100, lo * 100, hi * 100, 0), digits=1) for v, lo, hi in share],
+            "win share [95%]": [
+                num(Estimate(v * 100, lo * 100, hi * 100, 0), digits=1) if seats < n else "100 (every seat)"
+                for (v, lo, hi), seats, n in zip(share, strategies["seats"], strategies["n_players"], strict=True)
+            ],
             "Order [95%]": [
                 num(Estimate(v, lo, hi, 0)) if seats < n else "n/a (every seat)"
                 for (v, lo, hi), seats, n in zip(order, strategies["seats"], strategies["n_players"], strict=True)

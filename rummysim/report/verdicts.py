@@ -31,7 +31,7 @@ from rummysim.analysis.compare import Answer
 from rummysim.design import Condition
 from rummysim.measures import MEASURES, Measure, by_metric
 from rummysim.report.skill import direction
-from rummysim.report.wording import change_with_unit, percent_text, settings_said, significant
+from rummysim.report.wording import change_with_unit, percent_text, settings_said, significant, size_shown
 from rummysim.specs import strategy_label
 
 UNIT_WORDS = {"pp": "percentage points", "hands": "hands", "turns": "turns", "points": "points", "": "", "log": ""}
@@ -182,7 +182,13 @@ def _level(e: Estimate, measure: Measure) -> str:
     value = e.value * measure.scale
     digits = 2 if measure.unit == "pp" or abs(value) < 10 else 1
     sign = "+" if measure.name in EDGES else ""  # an edge is above or below the fair share; a share is a share
-    return f"{value:{sign}.{digits}f}"
+    share = "%" if is_share(measure) else ""  # a share's level is a percentage; only its change is in points
+    return f"{value:{sign}.{digits}f}{share}"
+
+
+def is_share(measure: Measure) -> bool:
+    """Return whether a measure is a share (of hands, of the points) whose level reads in %, its change in pp."""
+    return measure.unit == "pp" and measure.name not in EDGES
 
 
 def decided(comp: Comparison, metric: str, measure: Measure) -> tuple[Estimate, float, str, float]:
@@ -220,7 +226,8 @@ def verdict_of(analysis: Analysis, comp: Comparison, metric: str) -> Verdict | N
         d = comp.differences[metric].value * measure.scale  # the move in the measure's own unit, its share beside it
         up = d > 0
         share = f" ({percent_text(change)[0].lstrip('+-')})" if unit == "%" else _share(analysis, comp, metric, measure)
-        move = MOVES[measure.name][0 if up else 1].format(x=sized(measure, abs(d)), pct=share, focal=focal)
+        by = sized(measure, abs(d)) if unit == "%" else _by(measure, change)  # the change as printed beside it
+        move = MOVES[measure.name][0 if up else 1].format(x=by, pct=share, focal=focal)
         text = f"{rule}, {move}"
         if answer is Answer.SMALL:
             text += f", less than the margin of {size(margin)}"
@@ -240,6 +247,17 @@ def verdict_of(analysis: Analysis, comp: Comparison, metric: str) -> Verdict | N
     sentence = f"{answer.value}: {text}{_evidence(analysis, comp, metric, measure, change, unit)}."
     label = _noun(measure, comp.focal or "the better player")
     return Verdict(comp, measure, answer, sentence, group_title(analysis, comp), change, margin, label, unit, level)
+
+
+def _by(measure: Measure, change: Estimate) -> str:
+    """Return how much a change moves, in a sentence's words, at the digits its printed change shows
+    (``falls by 0.08 percentage points`` beside ``change -0.08 [-0.16, -0.00005] pp``), never rounded again.
+
+    >>> _by(MEASURES["dealer_edge_hand"], Estimate(-0.0817, -0.16335, -0.00005, 10))
+    '0.08 percentage points'
+    """
+    words = UNIT_WORDS[measure.unit]
+    return f"{size_shown(change)} {words}" if words else size_shown(change)
 
 
 def _noun(measure: Measure, focal: str) -> str:
@@ -279,7 +297,7 @@ def _evidence(
         ea, eb = (next(s.order for s in c.strategies if s.strategy == comp.focal) for c in (a, b))
     if ea is None or eb is None or metric == "strength" or not (math.isfinite(ea.value) and math.isfinite(eb.value)):
         return f" (change {shown})" if math.isfinite(change.value) else ""
-    per = f" {PER[measure.name]}" if measure.name in PER else unit
+    per = f" {PER[measure.name]}" if measure.name in PER else "" if is_share(measure) else unit
     levels = f"{_level(eb, measure)} instead of {_level(ea, measure)}{per}"
     return f" ({levels}; change {shown})" if math.isfinite(change.value) else f" ({levels})"  # no change: no games
 

@@ -52,41 +52,73 @@ def missing_text(e: Estimate) -> str | None:
 
 
 def pp(e: Estimate, *, signed: bool = True, unit: str = " pp") -> str:
-    """Return an estimate in percentage points: ``+1.2 pp [+0.3, +2.1]`` (more digits when small).
+    """Return an estimate in percentage points: ``+1.2 pp [+0.3, +2.1]`` (more digits when small, `rounded`).
 
-    >>> pp(Estimate(0.012, 0.003, 0.021, 100))
-    '+1.2 pp [+0.3, +2.1]'
+    >>> pp(Estimate(0.012, 0.003, 0.021, 100)), pp(Estimate(-0.00004, -0.0015, 0.0014, 100))
+    ('+1.2 pp [+0.3, +2.1]', '-0.004 pp [-0.15, +0.14]')
     """
-    sign = "+" if signed else ""
-    digits = digits_for(e, scale=100.0, least=1)
     missing = missing_text(e)
-    if missing:
-        return missing if math.isnan(e.value) else f"{e.value * 100:{sign}.{digits}f}{unit} ({missing})"
-    return f"{e.value * 100:{sign}.{digits}f}{unit} [{e.low * 100:{sign}.{digits}f}, {e.high * 100:{sign}.{digits}f}]"
+    if missing and math.isnan(e.value):
+        return missing
+    value, low, high = rounded(e.value * 100, e.low * 100, e.high * 100, least=1, sign="+" if signed else "")
+    return f"{value}{unit} ({missing})" if missing else f"{value}{unit} {interval(low, high)}"
 
 
 def num(e: Estimate, *, digits: int = 3, signed: bool = False) -> str:
-    """Return ``value [low, high]`` with at least `digits` decimals, more if the interval is narrower.
+    """Return ``value [low, high]`` with at least `digits` decimals, more if the interval is narrower (`rounded`).
 
-    >>> num(Estimate(0.0005, 0.0002, 0.0008, 100))
-    '0.00050 [0.00020, 0.00080]'
+    >>> num(Estimate(0.0005, 0.0002, 0.0008, 100)), num(Estimate(0.0292, 0.0289, 0.0295, 100))
+    ('0.00050 [0.00020, 0.00080]', '0.0292 [0.0289, 0.0295]')
     """
-    sign = "+" if signed else ""
-    value, low, high = (0.0 if abs(x) < TINY else x for x in (e.value, e.low, e.high))
-    e = Estimate(value, low, high, e.n)  # no "-0.000", no 8.3e-17
-    digits = digits_for(e, scale=1.0, least=digits)
     missing = missing_text(e)
-    if missing:
-        return missing if math.isnan(e.value) else f"{e.value:{sign}.{digits}f} ({missing})"
-    return f"{e.value:{sign}.{digits}f} [{e.low:{sign}.{digits}f}, {e.high:{sign}.{digits}f}]"
+    if missing and math.isnan(e.value):
+        return missing
+    value, low, high = rounded(e.value, e.low, e.high, least=digits, sign="+" if signed else "")
+    return f"{value} ({missing})" if missing else f"{value} {interval(low, high)}"
 
 
-def digits_for(e: Estimate, *, scale: float, least: int) -> int:
-    """Return enough decimals that an interval's ends show two significant digits, at most 4 more."""
-    widest = max(abs(e.low), abs(e.high), abs(e.value)) * scale
-    if not math.isfinite(widest) or widest < TINY:
-        return least
-    return min(max(least, 1 - math.floor(math.log10(widest))), least + 4)
+def interval(low: str, high: str) -> str:
+    """Return printed ends as an interval, ``[low, high]``, or ``(no spread)`` when they are one number (every game
+    alike: a share of every seat, a count that is zero in every game), never ``[0.000, 0.000]``."""
+    return "(no spread)" if low == high else f"[{low}, {high}]"
+
+
+MORE = 3
+"""The most decimals `rounded` adds so that a value and its interval's ends read apart."""
+
+
+def rounded(*xs: float, least: int = 0, sign: str = "") -> list[str]:
+    """Return numbers (a value and its interval's ends) printed once, each as every sentence and table shows it.
+
+    At two significant digits of the largest and at least `least` decimals; up to `MORE` more, while two numbers
+    that differ print alike (``-0.03 [-0.04, -0.03]`` is ``-0.031 [-0.037, -0.025]``). A number that is not zero
+    but would print as zero gets one significant digit of its own (``-0.00005``, never ``-0.00``); an exact zero,
+    or rounding noise below `TINY`, is ``0`` at the common decimals, with no minus sign. `sign` ``"+"`` signs them.
+
+    >>> rounded(-0.0817, -0.16335, -0.00005, least=2, sign="+")
+    ['-0.08', '-0.16', '-0.00005']
+    >>> rounded(-0.0308, -0.0367, -0.0251, least=2, sign="+"), rounded(-26.83, -26.92, -26.74)
+    (['-0.031', '-0.037', '-0.025'], ['-26.8', '-26.9', '-26.7'])
+    """
+    clean = [0.0 if abs(x) < TINY else x for x in xs]
+    finite = [x for x in clean if math.isfinite(x)]
+    widest = max((abs(x) for x in finite), default=0.0)
+    digits = least if widest == 0 else max(least, 1 - math.floor(math.log10(widest)))
+    apart = len(set(finite))
+    for more in range(MORE + 1):
+        shown = [_figure(x, digits + more, sign) for x in clean]
+        if len({t for t, x in zip(shown, clean, strict=True) if math.isfinite(x)}) == apart:
+            break
+    return shown
+
+
+def _figure(x: float, digits: int, sign: str) -> str:
+    """Return one number at `digits` decimals, or at one significant digit of its own where those show zero."""
+    if not math.isfinite(x):
+        return "n/a"
+    if x and round(x, digits) == 0:
+        digits = min(-math.floor(math.log10(abs(x))), 12)
+    return f"{round(x, digits) + 0.0:{sign}.{digits}f}"  # + 0.0: no "-0.00"
 
 
 def p_text(p: float) -> str:
@@ -100,7 +132,7 @@ def verdict_text(comp: Comparison, metric: str) -> str:
     if verdict is Verdict.UNCORRECTED and metric in ("first_seat_advantage_game", "order"):
         return "interval excludes zero; no exact test fits this unpaired pair, so it is not corrected"
     if verdict is Verdict.EXACTLY_ZERO:
-        return f"no game changed: difference 0 [0, 0] over {comp.games:,} paired games"
+        return f"no game changed: the difference is exactly 0 in each of {comp.games:,} paired games"
     if verdict is Verdict.NO_EVENTS:
         return f"no {EVENTS.get(metric, metric)} in either condition"
     return str(verdict)
@@ -196,27 +228,31 @@ def rules_out(comp: Comparison, metric: str) -> str | None:
 
 
 def percent_ends(e: Estimate) -> str:
-    """Return a log ratio's interval as percentage changes: ``[-30.6%, -30.2%]``.
+    """Return a log ratio's interval as percentage changes, its ends as the change beside it shows them
+    (`percent_text`): ``[-30.6%, -30.2%]``.
 
-    >>> percent_ends(Estimate(-0.36, -0.365, -0.36, 10))
+    >>> percent_ends(Estimate(-0.363, -0.365, -0.36, 10))
     '[-30.6%, -30.2%]'
     """
-    low, high = (100 * math.expm1(x) for x in (e.low, e.high))
-    digits = digits_for(Estimate(0.0, low, high, e.n), scale=1.0, least=1)
-    return f"[{low:+.{digits}f}%, {high:+.{digits}f}%]"
+    _, low, high = rounded(*(100 * math.expm1(x) for x in (e.value, e.low, e.high)), sign="+")
+    return f"[{low}%, {high}%]"
 
 
 def ends(metric: str, e: Estimate) -> str:
-    """Return an interval's ends as the difference itself is shown: ``[-0.294, -0.287]``, ``[+0.3, +2.1] pp``.
+    """Return an interval's ends as the change beside them shows them (`signed`): ``[-0.294, -0.287]``,
+    ``[+0.3, +2.1] pp``.
 
     >>> ends("order", Estimate(-0.291, -0.2941, -0.2873, 100))
     '[-0.294, -0.287]'
     >>> ends("first_seat_advantage_game", Estimate(0.012, 0.003, 0.021, 100))
     '[+0.3, +2.1] pp'
+    >>> ends("order", Estimate(-0.08, -0.16, -0.00005, 1))
+    '[-0.160, -0.00005]'
     """
     scale, unit = unit_of(metric)
-    digits = digits_for(e, scale=scale, least=3 if scale == 1.0 and not unit else 1)
-    return f"[{e.low * scale:+.{digits}f}, {e.high * scale:+.{digits}f}]{unit}"
+    least = 3 if scale == 1.0 and not unit else 1
+    _, low, high = rounded(e.value * scale, e.low * scale, e.high * scale, least=least, sign="+")
+    return f"[{low}, {high}]{unit}"
 
 
 def also(comp: Comparison, metric: str) -> str:
@@ -231,30 +267,32 @@ def change_text(comp: Comparison, metric: str, what: str, shown: str) -> str:
     return f"{what} changes by {shown}: {verdict_text(comp, metric)}"
 
 
-def decimals(e: Estimate, *, scale: float = 1.0) -> int:
-    """Return decimals enough that an interval's ends differ from zero and from each other (one significant digit
-    of the smallest of |low|, |high| and the width, at least 2); with no interval, two significant digits."""
-    low, high, value = e.low * scale, e.high * scale, abs(e.value * scale)
-    if not math.isfinite(low):
-        return 2 if not value or not math.isfinite(value) else min(max(2, 1 - math.floor(math.log10(value))), 6)
-    smallest = min(abs(low), abs(high), abs(high - low))
-    return 2 if not smallest or not math.isfinite(smallest) else min(max(2, -math.floor(math.log10(smallest))), 6)
-
-
 def signed(e: Estimate, *, scale: float = 1.0) -> str:
-    """Return a change ``+5.66 [+5.64, +5.67]`` with enough digits that the ends differ from zero and each other.
+    """Return a change ``+5.66 [+5.64, +5.67]``, each number printed once (`rounded`, at least 2 decimals), so the
+    ends differ from each other and a nonzero end from zero.
 
-    The verdicts' evidence, the forest plot and "What else changes" all show a change so:
+    The verdicts, their evidence, the forest plot and "What else changes" all show a change so:
 
     >>> signed(Estimate(0.00012, 0.00005, 0.0002, 10), scale=100.0), signed(Estimate(-7.26, -7.292, -7.229, 10))
     ('+0.012 [+0.005, +0.020]', '-7.26 [-7.29, -7.23]')
     """
-    digits = decimals(e, scale=scale)
+    value, low, high = rounded(e.value * scale, e.low * scale, e.high * scale, least=2, sign="+")
+    return f"{value} {interval(low, high)}" if math.isfinite(e.low) else value
 
-    def text(x: float) -> str:
-        return f"{round(x * scale, digits) + 0.0:+.{digits}f}"  # + 0.0: no "-0.00"
 
-    return f"{text(e.value)} [{text(e.low)}, {text(e.high)}]" if math.isfinite(e.low) else text(e.value)
+def size_shown(e: Estimate, *, scale: float = 1.0) -> str:
+    """Return the size of a change as `signed` prints it, without its sign: what a sentence says the change is by.
+
+    >>> size_shown(Estimate(-0.0817, -0.16335, -0.00005, 10))
+    '0.08'
+    """
+    return signed(e, scale=scale).split(" ", 1)[0].lstrip("+-")
+
+
+def decimals(e: Estimate, *, scale: float = 1.0) -> int:
+    """Return the decimals `signed` prints a change's value with, for levels shown beside it."""
+    text = signed(e, scale=scale).split(" ", 1)[0]
+    return len(text.split(".")[1]) if "." in text else 0
 
 
 def change_with_unit(e: Estimate, unit: str) -> str:
@@ -281,13 +319,6 @@ def percent_text(e: Estimate) -> tuple[str, str]:
     ('-15.3%', '[-15.8, -14.9]')
     """
     if not math.isfinite(e.low):
-        return f"{e.value:+.1f}%", ""
-    widest = max(abs(e.low), abs(e.high), abs(e.value), 1e-9)
-    digits = max(0, 1 - math.floor(math.log10(widest)))
-    while digits < 4 and len({round(x, digits) for x in (e.low, e.value, e.high)}) < 3:
-        digits += 1  # the value and both ends, each shown apart
-
-    def text(x: float) -> str:
-        return f"{round(x, digits) + 0.0:+.{digits}f}"
-
-    return f"{text(e.value)}%", f"[{text(e.low)}, {text(e.high)}]"
+        return f"{rounded(e.value, least=1, sign='+')[0]}%", ""
+    value, low, high = rounded(e.value, e.low, e.high, sign="+")  # the value and both ends, each shown apart
+    return f"{value}%", interval(low, high)
