@@ -70,8 +70,9 @@ def _entry(row: pd.Series, measure: str, *, kind: str, fair: float, base: pd.Ser
             return f"{value:.1f} hands"
         change = (value / float(base[measure]) - 1) * 100
         way = "longer" if change > 0 else "shorter" if change < 0 else "the same"
-        size = "" if change == 0 else f"{abs(change):.{0 if abs(change) >= 1 else 1}f}% "
-        return f"{size}{way} {mark}".strip()
+        if change == 0:
+            return "the same"
+        return f"{abs(change):.{0 if abs(change) >= 1 else 1}f}% {way} {mark}".strip()
     return f"{(value + fair) * 100:.1f}% {mark}".strip()
 
 
