@@ -26,7 +26,7 @@ from rummysim.report.wording import ends, num, percent_text, pp, rounded, signed
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 FOLDERS = sorted(p.parent.name for p in RESULTS.glob("*/report.md"))
-NOT_YET_REPLAYED = ("bots",)
+NOT_YET_REPLAYED: tuple[str, ...] = ()
 """Committed reports written by older code, whose tables are not here to write them again: they are played again
 with the new code in a later step. expert_strength, the fifth such folder, already passes, so it is not marked."""
 
