@@ -187,9 +187,10 @@ def report(results_dir: str, quiet: bool) -> None:
 @click.option("--out", default=None, type=click.Path(file_okay=False), help="Where to write it; default: --results.")
 @_one_line_errors
 def cheatsheet(results_dir: str, out: str | None) -> None:
-    """Write the players' cheat sheet (cheatsheet.md and .html) from the committed atlas: every rule on one page.
+    """Write the players' cheat sheet from the committed atlas.
 
-    Plays nothing: it reads RESULTS/atlas (atlas_cells.csv, summary_strategies.csv, manifest.json).
+    cheatsheet.md and cheatsheet.html: every rule and house rule on one page. Plays nothing:
+    it reads RESULTS/atlas (atlas_cells.csv, summary_strategies.csv, manifest.json).
 
     \b
     Example:
