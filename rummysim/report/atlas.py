@@ -370,7 +370,7 @@ def render_atlas(
     parts.append("\n".join(f"- {s}" for s in found) if found else "No rule moves a measure firmly at every table size.")
     parts.append(
         f"Each change is against basic rummy at the same table size (the first level of every rule), on the same "
-        f"deals. Its interval is at {said._level(level)}, so that all the atlas's changes are covered at once (its "
+        f"deals. Its interval is at {said.level_text(level)}, so that all the atlas's changes are covered at once (its "
         f"share, {ALPHAS['changes'] * 100:g}%, of the report's 5%; fairness and the interactions have "
         f"{ALPHAS['fairness'] * 100:g}% each): a change marked ? is not shown to be one. The games were sized for "
         "95% intervals. Pick, compare, sort and filter every cell in [the explorer](explorer.html); every number is "

@@ -34,8 +34,9 @@ def change_heatmap(changes: pd.DataFrame, measure: AtlasMeasure, *, level: float
     ax.set_xticks(range(len(grid.columns)), [f"{p} players" for p in grid.columns])
     ax.set_yticks(range(len(grid)), [str(r).split(" (")[0] for r in grid.index])
     unit = {"%": " (%)", " pp": " (pp)"}.get(change_unit(shown), "")
+    at = said.level_text(level)
     ax.set_title(f"{shown.label}{unit}: each rule's change against basic rummy\n"
-                 f"(? : the sign is not shown at {said._level(level)}, every change at once)", fontsize=9)  # fmt: skip
+                 f"(? : the sign is not shown at {at}, every change at once)", fontsize=9)  # fmt: skip
     fig.colorbar(image, ax=ax, shrink=0.8)
     return fig
 

@@ -27,6 +27,7 @@ import pandas as pd
 
 from rummysim.analysis.comparison import Answer
 from rummysim.analysis.estimates import Estimate
+from rummysim.report.explorer_text import level_text
 from rummysim.report.wording import interval, rounded
 
 SHOWN = (Answer.YES.value, Answer.UNCLEAR.value, Answer.SMALL.value)
@@ -86,14 +87,8 @@ def largest(changes: pd.DataFrame, *, noun: str, amount: Mapping[str, str], leve
     value, low, high = rounded(row["shown_change"] * k, row["shown_low"] * k, row["shown_high"] * k, least=d, sign="+")
     return (f"The largest change one rule makes to {noun}, picked from all {len(changes)} single-rule changes: "
             f"{row['rule']} at {int(row['players'])} players, {value}{unit} {interval(low, high)}{base} (an "
-            f"interval at {_level(level)} with every change of the atlas at once, so it holds for the one "
+            f"interval at {level_text(level)} with every change of the atlas at once, so it holds for the one "
             "picked).")  # fmt: skip
-
-
-def _level(level: float) -> str:
-    """Return a confidence level with enough digits to differ from 100%: ``99.998%``."""
-    digits = max(0, -math.floor(math.log10(max(1 - level, 1e-12))) - 2)
-    return f"{level * 100:.{digits}f}%"
 
 
 def never_bind_sentences(rules: Iterable[str]) -> list[str]:
