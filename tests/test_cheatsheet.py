@@ -55,3 +55,11 @@ def test_r12_3_block_rummys_marks_are_the_atlas_answers():
         assert entry.endswith("%" + (f" {mark}" if mark else "")), (entry, answer)
         share = float(cell["dealer_edge_hand"]) + 1 / int(cell["players"])
         assert entry.startswith(f"{share * 100:.1f}%")
+
+
+def test_a_folder_without_an_atlas_is_refused_in_one_line_naming_the_file(tmp_path):
+    result = CliRunner().invoke(main, ["cheatsheet", "--results", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {tmp_path / 'atlas' / 'atlas_cells.csv'}: not found; the cheat sheet is made "
+                             "from a finished atlas (rummysim run experiments/atlas.yaml writes it)\n")  # fmt: skip
+    assert not (tmp_path / "cheatsheet.md").exists()

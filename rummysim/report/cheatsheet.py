@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from rummysim.analysis.comparison import Answer
+from rummysim.errors import ConfigError
 from rummysim.report.atlas import rule_words_of
 from rummysim.report.atlas_findings import SHOWN
 from rummysim.report.html import render_html
@@ -32,6 +33,8 @@ WHY = {
 }
 """Why a rule changes what it does, where the reason is known (docs/atlas.md)."""
 SIZES = (2, 3, 4, 5, 6)
+NEEDED = ("atlas_cells.csv", "summary_strategies.csv", "manifest.json")
+"""The atlas's files the cheat sheet reads."""
 
 
 def _mark(answer: object) -> str:
@@ -146,7 +149,12 @@ def cheat_sheet(folder: Path) -> str:
 
 def write_cheat_sheet(results: Path, out: Path) -> tuple[Path, Path]:
     """Write ``cheatsheet.md`` and ``cheatsheet.html`` into `out` from the atlas under `results`; return their paths."""
-    text = cheat_sheet(results / "atlas")
+    folder = results / "atlas"
+    for name in NEEDED:
+        if not (folder / name).is_file():
+            raise ConfigError(f"{folder / name}: not found; the cheat sheet is made from a finished atlas "
+                              "(rummysim run experiments/atlas.yaml writes it)")  # fmt: skip
+    text = cheat_sheet(folder)
     md, html = out / "cheatsheet.md", out / "cheatsheet.html"
     write_text_atomic(text, md)
     write_text_atomic(render_html(text, title="Rummy's rules, at a glance", folder=out), html)
