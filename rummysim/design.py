@@ -131,6 +131,9 @@ class Condition:
     change the question's verdicts; the report says beside each verdict whether it holds with them."""
     seating: str = DEFAULT_SEATING
     """Who sits where in each game (`rummysim.seating`, R3.4): ``rotate`` or ``every_order``."""
+    reference: str | None = None
+    """The condition it is compared with (``reference:``), ``""`` for none; None: the first that seats the same
+    strategies (`rummysim.analysis.compare.plan`). Never changes results."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the condition with every rule resolved, as plain values (``strong`` and ``seating`` when not
@@ -147,6 +150,7 @@ class Condition:
             }
             | ({"strong": True} if self.strong else {})
             | ({"seating": self.seating} if self.seating != DEFAULT_SEATING else {})
+            | ({"reference": self.reference or "none"} if self.reference is not None else {})
         )
 
     def lineup(self, game: int) -> list[dict[str, Any]]:
@@ -238,8 +242,8 @@ class Experiment:
                      "max_games", "skill", "measures", "grid", "sandbox"):  # fmt: skip
             data.pop(text, None)
         for condition in data["conditions"]:
-            for text in ("description", "isolate", "engine", "games"):
-                condition.pop(text)
+            for text in ("description", "isolate", "engine", "games", "reference"):
+                condition.pop(text, None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def condition(self, name: str) -> Condition:
@@ -339,6 +343,11 @@ def _condition(data: Any, where: str, *, written_by: str) -> Condition:
         engine=data.get("engine"),
         strong=data.get("strong") is True,
         seating=check_seating(data.get("seating", DEFAULT_SEATING), f"{where}.seating"),
+        reference=None
+        if data.get("reference") is None
+        else ""
+        if data["reference"] == "none"
+        else str(data["reference"]),
     )
 
 

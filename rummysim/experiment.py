@@ -40,7 +40,7 @@ from rummysim.strategies import check_strategy
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
         "isolate", "engine", "margin", "precision", "max_games", "skill", "measures", "sandbox", "seating")  # fmt: skip
 REQUIRED = ("name", "question", "seed", "games", "players")
-CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine", "strong", "seating")
+CONDITION_KEYS = ("rules", "players", "games", "description", "isolate", "engine", "strong", "seating", "reference")
 RULE_KEYS = tuple(f for f in FIELDS if f != "n_players")  # the lineup sets the player count
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -142,6 +142,7 @@ class _Draft(NamedTuple):
     engine: str | None = None
     strong: bool = False
     seating: str | None = None
+    reference: str | None = None
 
 
 def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
@@ -199,8 +200,12 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     declared = _mapping(data.get("conditions"), "conditions", where)
     _check_count(len(declared), "conditions", where)
     drafts = [_draft(cname, body, lineup, where) for cname, body in declared.items()]
+    _check_references(drafts, where)
     factors: dict[str, tuple[Any, ...]] = {}
     if "grid" in data:
+        if any(d.reference is not None for d in drafts):
+            raise ConfigError(f"{where}: grid: each cell is compared with its condition's first cell; "
+                              "reference: is for files without a grid", key="reference")  # fmt: skip
         drafts, factors = _on_grid(data["grid"], drafts, lineup, where)
     if not drafts:
         drafts = [_Draft("default", {}, {}, lineup, "")]
@@ -291,7 +296,37 @@ def _draft(cname: Any, body: Any, lineup: tuple[dict[str, Any], ...], where: str
             f"{where}: conditions.{cname}.strong: a check with strong players plays the games it names, not "
             "as many as precision: needs; give it games:", key="games"
         )  # fmt: skip
-    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine, strong, seating)
+    reference = _reference(body["reference"], cname, where) if "reference" in body else None
+    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine, strong, seating, reference)
+
+
+def _reference(value: Any, cname: str, where: str) -> str:
+    """Return a condition's ``reference:``: another condition's name, or ``""`` for ``none`` (compared with none)."""
+    if not isinstance(value, str) or not (value == "none" or NAME.match(value)):
+        raise ConfigError(
+            f"{where}: conditions.{cname}.reference: expected the name of the condition it is compared with, or "
+            f"none, got {excerpt(value)}", key="reference"
+        )  # fmt: skip
+    return "" if value == "none" else value
+
+
+def _check_references(drafts: Sequence[_Draft], where: str) -> None:
+    """Refuse a ``reference:`` that names no earlier condition, or one of other strategies or of the other family
+    (a check with strong players against the question's, or the other way)."""
+    seen: dict[str, _Draft] = {}
+    for draft in drafts:
+        ref = seen.get(draft.reference or "")
+        key = f"{where}: conditions.{draft.name}.reference: {draft.reference}"
+        if draft.reference and ref is None:
+            raise ConfigError(f"{key}: not a condition before it; name one of {', '.join(seen) or 'none'}",
+                              key="reference")  # fmt: skip
+        if ref is not None and sorted(map(strategy_label, ref.players)) != sorted(map(strategy_label, draft.players)):
+            raise ConfigError(f"{key}: seats other strategies; a condition is compared with one that seats the same",
+                              key="reference")  # fmt: skip
+        if ref is not None and ref.strong != draft.strong:
+            raise ConfigError(f"{key}: a check with strong players is compared only with another (strong: true)",
+                              key="reference")  # fmt: skip
+        seen[draft.name] = draft
 
 
 def _check_count(count: int, key: str, where: str) -> None:
@@ -338,6 +373,7 @@ def _condition(base: dict[str, Any], draft: _Draft, where: str, seating: str) ->
         draft.engine,
         draft.strong,
         draft.seating or seating,
+        draft.reference,
     )
 
 

@@ -458,7 +458,7 @@ BAD = [
     pytest.param(
         conditions(x={"seed": 3}),
         "conditions.x.seed: unknown key; valid keys are rules, players, games, description, isolate, engine, strong, "
-        "seating",
+        "seating, reference",
         id="condition-body-seed",
     ),
     pytest.param({**BASE, "grid": {"acee": ["low"]}}, "grid.acee: unknown key; did you mean 'ace'?", id="grid-key"),

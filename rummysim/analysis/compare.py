@@ -64,17 +64,22 @@ def plan(conditions: Sequence[Condition]) -> list[tuple[str, str, bool]]:
     game g then come from the same seeds (R3), even if the lineup's order differs. A grid
     crossed with conditions (``arm|cell`` names) makes a family of each arm: every cell is
     compared with its own arm's first cell (an atlas's basic rummy at each table size). The checks
-    with strong players (``strong: true``) make families of their own.
+    with strong players (``strong: true``) make families of their own. A condition's ``reference:``
+    names the one it is compared with instead, or with ``none`` no other (`Condition.reference`).
     """
     first: dict[tuple[frozenset[str], str, bool], Condition] = {}
+    named = {c.name: c for c in conditions}
     planned = []
     for condition in conditions:
         labels = [strategy_label(p) for p in condition.players]
         key = (frozenset(labels), condition.name.rpartition("|")[0], condition.strong)
         if key not in first:
             first[key] = condition
+            if not condition.reference:
+                continue
+        if condition.reference == "":
             continue
-        ref = first[key]
+        ref = named[condition.reference] if condition.reference else first[key]
         same_table = (ref.rules.n_players, ref.rules.n_dealt) == (condition.rules.n_players, condition.rules.n_dealt)
         planned.append((ref.name, condition.name, same_table))
     return planned

@@ -38,7 +38,7 @@ from rummysim.report.figures import RC, ForestRow, charts_for, draw_all, forest_
 from rummysim.report.glossary import glossary_lines
 from rummysim.report.html import render_html
 from rummysim.report.ladder import draw_ladder, ladder_lines, ladder_notes, lead, leads, pairing_lines
-from rummysim.report.short import answer_table, change_shown, in_short, verdict_records
+from rummysim.report.short import answer_table, change_shown, in_short, other_sizes, verdict_records
 from rummysim.report.sizing import missed_targets, sizing_lines
 from rummysim.report.strong import grouped, holds, strong_section
 from rummysim.report.tables import (
@@ -51,6 +51,7 @@ from rummysim.report.tables import (
     strategies_text,
 )
 from rummysim.report.verdicts import Verdict, group_title, lineup_words, verdicts
+from rummysim.report.why import reasons
 from rummysim.results import MANIFEST, Results, load_results, write_text_atomic
 from rummysim.specs import strategy_label
 
@@ -86,7 +87,8 @@ def render_markdown(
     titles = {i: group_title(analysis, comp) for i, comp in enumerate(analysis.comparisons)}
     parts = [f"# {analysis.question}"]
     notes = [holds(analysis, v) for v in found]
-    answers = grouped(found, notes)
+    why = reasons(analysis, (v.comparison for v in found))
+    answers = grouped(found, notes, {v.group: why.get(id(v.comparison), "") for v in found})
     if "answer" in figures:
         alt = "The answer at a glance: each planned change with the interval that decided it, and its margin"
         answers.append(f"![{alt}]({_rel(figures['answer'], folder)})")
@@ -101,7 +103,8 @@ def render_markdown(
     else:
         if found:  # one screen: the question, "In short", the compact table, what they rest on; then the full verdicts
             note = _reading_note(analysis, folder, found)
-            parts += [in_short(analysis, found), *answer_table(analysis, found), note]
+            sizes = other_sizes(analysis, found)
+            parts += [in_short(analysis, found), *([sizes] if sizes else []), *answer_table(analysis, found), note]
             parts += ["## The verdicts in full", *answers, *strong_section(analysis)]
         else:
             parts += [*_unplanned(analysis), _reading_note(analysis, folder, found), *strong_section(analysis)]

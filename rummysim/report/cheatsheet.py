@@ -23,15 +23,9 @@ from rummysim.errors import ConfigError
 from rummysim.report.atlas import rule_words_of
 from rummysim.report.atlas_findings import SHOWN
 from rummysim.report.html import render_html
+from rummysim.report.why import MECHANISM as WHY
 from rummysim.results import write_text_atomic
 
-WHY = {
-    "ace": "an ace worth 15 makes each hand worth more (R9), so a game reaches its target in fewer hands",
-    "stock_out": "the hand ends when the stock runs out (R12.3): with more players the stock allows each seat fewer "
-    "draws before it does, and not every seat the same number, so the seats' chances move apart",
-    "going_out": "a player can no longer go out by melding or laying off its last card (R7.2), so hands last longer",
-}
-"""Why a rule changes what it does, where the reason is known (docs/atlas.md)."""
 SIZES = (2, 3, 4, 5, 6)
 NEEDED = ("atlas_cells.csv", "summary_strategies.csv", "manifest.json")
 """The atlas's files the cheat sheet reads."""

@@ -144,6 +144,43 @@ def in_short(analysis: Analysis, found: Sequence[Verdict]) -> str:
     return text
 
 
+def other_sizes(analysis: Analysis, found: Sequence[Verdict]) -> str:
+    """Return what the question's rules change at the other table sizes the run played, or "" if it played one.
+
+    For each other size, its clear changes (Yes, of any size) in the players' shares and the length of a game, as
+    "In short" says them. It opens "The table size matters" only where a change at another size is shown to differ
+    from the one at the question's size: their intervals, both simultaneous over the run's planned changes, do not
+    overlap; otherwise "At other table sizes".
+    """
+    if not found:
+        return ""
+    first = found[0].comparison
+    rules, size = group_words(analysis, first), analysis.condition(first.other).n_players
+    mine = {v.measure.name: v.change for v in found if v.comparison is first}
+    others: dict[int, list[Verdict]] = {}
+    for v in found:
+        n = analysis.condition(v.comparison.other).n_players
+        clear = v.answer in (Answer.YES, Answer.UNCLEAR) and v.measure.name in (*EDGE_OF, "game_length")
+        if clear and n != size and group_words(analysis, v.comparison) == rules:
+            others.setdefault(n, []).append(v)
+    if not others:
+        return ""
+
+    def apart(v: Verdict) -> bool:
+        c = mine.get(v.measure.name)
+        return c is not None and (v.change.low > c.high or v.change.high < c.low)
+
+    head = "The table size matters" if any(apart(v) for vs in others.values() for v in vs) else "At other table sizes"
+    clauses = []
+    for n, vs in sorted(others.items()):
+        last_edge = max((i for i, v in enumerate(vs) if v.measure.name in EDGE_OF), default=-1)
+        said = _joined([_clause(analysis, v, fair_share=i == last_edge) for i, v in enumerate(vs)])
+        clauses.append(
+            f"at {n} players ({lineup_words(analysis.experiment.condition(vs[0].comparison.other))}), {said}"
+        )
+    return f"**{head}**: {'; '.join(clauses)}."
+
+
 def _unshown(v: Verdict) -> str:
     """Return a measure in few words (`UNSHOWN`), for a list of measures."""
     return UNSHOWN[v.measure.name].format(focal=f"`{v.comparison.focal}`")

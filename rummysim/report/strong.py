@@ -19,7 +19,7 @@ verdict, `holds` says for each strong comparison of the same two rule sets:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rummysim.analysis import Analysis, Comparison
 from rummysim.analysis.compare import Answer
@@ -102,15 +102,17 @@ def strong_section(analysis: Analysis) -> list[str]:
     return ["## With strong players", intro, *grouped(found)]
 
 
-def grouped(found: Sequence[Verdict], notes: Sequence[str] = ()) -> list[str]:
+def grouped(found: Sequence[Verdict], notes: Sequence[str] = (), reasons: Mapping[str, str] | None = None) -> list[str]:
     """Return verdicts as markdown, grouped by comparison: a bold title, then ``- **Yes**: ...`` items.
 
-    `notes`, one per verdict, follow their sentences (whether it holds with strong players).
+    `notes`, one per verdict, follow their sentences (whether it holds with strong players); `reasons`, a group's
+    "Why: ..." (`rummysim.report.why`), follow its items.
     """
     notes = list(notes) or [""] * len(found)
     lines, groups = [], dict.fromkeys(v.group for v in found)
     for group in groups:
         items = [(v, note) for v, note in zip(found, notes, strict=True) if v.group == group]
         bullets = "\n".join(f"- **{v.answer.value}**{v.sentence[len(v.answer.value) :]}{note}" for v, note in items)
-        lines += [f"**{group[0].upper()}{group[1:]}**" if len(groups) > 1 else "", bullets]
+        title = f"**{group[0].upper()}{group[1:]}**" if len(groups) > 1 else ""
+        lines += [title, bullets, (reasons or {}).get(group, "")]
     return [line for line in lines if line]
