@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from synthetic import synthetic_tables
 
+from rummysim.analysis.estimates import Estimate
 from rummysim.analysis.frames import game_frame
-from rummysim.analysis.grid import arms, effects
-from rummysim.analysis.metrics import summarize_condition
+from rummysim.analysis.grid import arms, effects, per_game_measures
+from rummysim.analysis.metrics import skill_order, summarize_condition
 from rummysim.experiment import parse_experiment
 
 SPEC = {
@@ -126,3 +128,20 @@ def test_the_grids_intervals_cover_planted_main_effects_and_interactions():
     reps = 400
     for term, hits in grid_coverage(reps=reps, games=600, seed=1000).items():
         assert consistent_with(hits, reps, 0.95, alternative="less"), (term, hits, reps)
+
+
+@pytest.mark.parametrize("seats", [1, 2])
+def test_a_cells_order_is_the_several_seat_form_of_the_conditions_order(seats):
+    """The grid's per-game Order sums to `skill_order`'s (w − k/n) / (1 − k/n) for k seats (docs/metrics.md)."""
+    rng = np.random.default_rng(seats)
+    n, games = 4, 500
+    frame = pd.DataFrame({
+        "decided": rng.random(games) < 0.95, "winner_start": rng.integers(n, size=games), "hands": np.ones(games),
+        "decided_hands": np.ones(games), "points": np.ones(games), "turns": np.ones(games),
+        **{f"hands_won_{s}": np.zeros(games) for s in range(n)},
+        "winner_strategy": rng.choice(["cautious", "greedy"], size=games, p=[0.6, 0.4]),
+    })  # fmt: skip
+    num, den = per_game_measures(frame, n=n, strategy="cautious", seats=seats)["order"]
+    decided = frame["decided"].to_numpy()
+    w = float(((frame["winner_strategy"] == "cautious") & decided).sum() / decided.sum())
+    assert num.sum() / den.sum() == pytest.approx(skill_order(Estimate(w, w, w, games), seats=seats, n=n).value)

@@ -79,10 +79,14 @@ def arms(experiment: Experiment) -> dict[str, dict[tuple[int, ...], str]]:
     return found
 
 
-def _columns(
+def per_game_measures(
     frame: pd.DataFrame, *, n: int, strategy: str | None, seats: int
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Return each measure's per-game (numerator, denominator), so a cell's value is sum(num) / sum(den)."""
+    """Return each measure's per-game (numerator, denominator), so a cell's value is sum(num) / sum(den).
+
+    Order is the several-seat form (w − k/n) / (1 − k/n) of `strategy`'s k = `seats` seats (docs/metrics.md,
+    `rummysim.analysis.metrics.skill_order`): with one seat, (w − 1/n) / (1 − 1/n).
+    """
     decided = frame["decided"].to_numpy(dtype=float)
     first = (frame["winner_start"].to_numpy() == 0) * decided
     hands, decided_hands = frame["hands"].to_numpy(dtype=float), frame["decided_hands"].to_numpy(dtype=float)
@@ -97,7 +101,7 @@ def _columns(
     }  # fmt: skip
     if strategy is not None:
         won = (frame["winner_strategy"] == strategy).to_numpy(dtype=float) * decided
-        measures["order"] = ((won / seats - decided / n) / (1.0 - 1.0 / n), decided)
+        measures["order"] = ((won - seats * decided / n) / (1.0 - seats / n), decided)
     return measures
 
 
@@ -150,7 +154,7 @@ def effects(
             index = games.index
             for other in groups[common]:
                 index = index.intersection(frames[cells[other]].index)
-            columns[cell] = _columns(games.loc[index], n=rules[cell].n_players, strategy=label, seats=seats)
+            columns[cell] = per_game_measures(games.loc[index], n=rules[cell].n_players, strategy=label, seats=seats)
         rng = np.random.default_rng(seed_for(arm, "grid", base=seed))
         for measure in columns[(0,) * len(shape)]:
             point = np.empty((1, *shape))

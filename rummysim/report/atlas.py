@@ -198,9 +198,10 @@ def rule_changes(cells: pd.DataFrame, levels: Mapping[str, Sequence[object]]) ->
 
 
 def _noun(measure: Measure) -> str:
-    """Return a measure as a sentence names it: the verdicts' noun (`rummysim.measures`), Order said for skill."""
+    """Return a measure as a sentence names it: the verdicts' noun (`rummysim.measures`); for skill, the better
+    player's advantage (its Order, said on the first screen)."""
     if measure.name == "order":
-        return "the better player's advantage (its Order)"
+        return "the better player's advantage"
     return MEASURES[measure.name].noun if measure.name in MEASURES else measure.label
 
 
@@ -350,7 +351,10 @@ def _first_screen(analysis: Analysis, cells: pd.DataFrame) -> str:
     who = f"fairness and game length from {_joined(fair)}" + (f"; skill from {_joined(skill)}" if skill else "")
     return (f"**Who played:** the bots, not people: {who}. Every game is played to {target} points "
             f"(`target_score: {target}`); {played} games a cell, {len(cells)} cells. The answers are these bots' "
-            "at this score; other players or scores may differ.")  # fmt: skip
+            "at this score; other players or scores may differ.\n\n**The words:** a seat's edge is its share of the "
+            "hands won less the fair share, in percentage points (pp); the better player's advantage is its Order, 0 "
+            "when it wins its fair share of the games and 1 when it wins them all; Holm's method tests the rule sets "
+            "of a table size together, so a false finding among them stays under its share of the 5%.")  # fmt: skip
 
 
 def _joined(items: Sequence[str]) -> str:

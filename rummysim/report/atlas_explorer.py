@@ -25,7 +25,7 @@ import pandas as pd
 
 from rummysim.analysis import Analysis
 from rummysim.analysis.estimates import LEVEL, Pair
-from rummysim.analysis.grid import _columns as grid_columns  # the grid's per-game measures: one definition
+from rummysim.analysis.grid import per_game_measures
 from rummysim.analysis.pairs import paired_differences
 from rummysim.analysis.skill import measured
 from rummysim.report.atlas import ATLAS_MEASURES, AtlasMeasure
@@ -57,7 +57,7 @@ def _per_game(analysis: Analysis, name: str, games: pd.DataFrame, measure: Atlas
     summary = analysis.condition(name)
     n = summary.n_players
     if measure.metric != "order":
-        return grid_columns(games, n=n, strategy=None, seats=1)[measure.metric]
+        return per_game_measures(games, n=n, strategy=None, seats=1)[measure.metric]
     focal = measured(summary, analysis.experiment.skill)
     seats = next((s.seats for s in summary.strategies if s.strategy == focal), 0)
     decided = games["decided"].to_numpy(dtype=float)
