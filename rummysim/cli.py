@@ -282,6 +282,7 @@ def validate(experiment_file: str, pilot_games: int) -> None:
     Example:
       rummysim validate experiments/acehigh.yaml
     """
+    from rummysim.analysis.compare import plan
     from rummysim.engine_choice import choose_engine
     from rummysim.experiment import load_experiment
     from rummysim.limits import MAX_GAMES, whole_number_within
@@ -293,6 +294,7 @@ def validate(experiment_file: str, pilot_games: int) -> None:
     experiment = load_experiment(experiment_file)
     choices = [choose_engine(experiment, c, load=False) for c in experiment.conditions]  # says which, without compiling
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
+    against = {other: (ref, paired) for ref, other, paired in plan(experiment.conditions)}
     for condition, choice in zip(experiment.conditions, choices, strict=True):
         players = ", ".join(strategy_name(p["strategy"]) for p in condition.players)
         rules = ", ".join(f"{k}={v}" for k, v in condition.rules.changes().items()) or "basic"
@@ -302,6 +304,9 @@ def validate(experiment_file: str, pilot_games: int) -> None:
         note += f", engine: {choice.engine}" + (f" ({choice.why})" if choice.engine == "python" else "")
         note += f", playouts: {choice.playouts}" if choice.playouts else ""
         note += seating_note(condition.rules.n_players, experiment.games_of(condition), condition.seating)
+        if condition.name in against:
+            ref, paired = against[condition.name]
+            note += f", compared with {ref}" + (" (paired)" if paired else " (unpaired: another table)")
         click.echo(
             f"  {condition.name}: {experiment.games_of(condition)} games, players [{players}], rules: {rules}{note}"
         )

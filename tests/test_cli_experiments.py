@@ -133,12 +133,26 @@ def test_validate_prints_each_condition_with_the_rules_it_changes(runner, tmp_pa
         f"{path}: valid: tiny: Does the tiny run work?\n"
         "  plain|going_out=any: 4 games, players [greedy, greedy], rules: target_score=30, engine: compiled\n"
         "  plain|going_out=discard: 4 games, players [greedy, greedy], rules: going_out=discard, target_score=30, "
-        "engine: compiled\n"
+        "engine: compiled, compared with plain|going_out=any (paired)\n"
         "  ace_high|going_out=any: 4 games, players [greedy, uniform, greedy], "
         "rules: ace=high_or_low, ace_points=15, target_score=30, engine: compiled\n"
         "  ace_high|going_out=discard: 4 games, players [greedy, uniform, greedy], "
-        "rules: ace=high_or_low, ace_points=15, going_out=discard, target_score=30, engine: compiled\n"
+        "rules: ace=high_or_low, ace_points=15, going_out=discard, target_score=30, engine: compiled, "
+        "compared with ace_high|going_out=any (paired)\n"
     )
+
+
+def test_validate_says_what_each_condition_is_compared_with_as_its_reference_names(runner, tmp_path):
+    path = write(
+        tmp_path,
+        TINY + "conditions:\n  a: {}\n  b: {rules: {ace: high_or_low}}\n  c:\n    players: [greedy, greedy, greedy]\n"
+        "    reference: none\n  d:\n    players: [greedy, greedy, greedy]\n    rules: {ace: high_or_low}\n"
+        "    reference: c\n",
+    )
+    result = runner.invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    said = [line.rpartition("engine: compiled")[2] for line in result.output.splitlines()[1:]]
+    assert said == ["", ", compared with a (paired)", "", ", compared with c (paired)"]
 
 
 def test_validate_basic_rules_say_basic(runner, tmp_path):
@@ -165,7 +179,7 @@ def test_validate_says_which_engine_plays_each_condition_and_why_not_compiled(ru
         "compiled",
         "python (montecarlo has no compiled twin (those are uniform, greedy, rummy_hunter, cautious, expert)), "
         "playouts: compiled",
-        "python (engine: python)",
+        "python (engine: python), compared with plain (paired)",
     ]
 
 

@@ -173,8 +173,8 @@ def test_a_measure_checks_its_unit_and_direction():
 
 def test_cell_text_formats_values_changes_units_and_missing_numbers(cells):
     reference = cell_text(cells, "3 players/ace=low&going_out=any&rummy_multiplier=2", MEASURES)
-    assert reference[f"{EDGE.name}.change"] == "+0.00 pp"
-    assert reference[f"{LENGTH.name}.change"] == "+0.0 hands"
+    assert reference[f"{EDGE.name}.change"] == "0 pp"  # basic rummy against itself: an exact zero, never +0.00
+    assert reference[f"{LENGTH.name}.change"] == "0 hands"
     assert reference[f"{STRENGTH.name}.phrase"] == "this is basic rummy, the reference"
     tie = cell_text(cells, TIE, MEASURES)  # half-way numbers round to even; no -0.000
     assert tie[f"{STRENGTH.name}.value"] == "0.062 [0.062, 0.312]"

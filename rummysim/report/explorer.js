@@ -50,7 +50,7 @@
     const [scale, unit] = UNITS[measure.unit];
     const shown = (x) => numberText(x * scale, measure.digits, signed);
     const interval = finite(low) && finite(high) && low !== high ? ` [${shown(low)}, ${shown(high)}]` : "";
-    return shown(value) + unit + interval;
+    return (value === 0 && !interval ? "0" : shown(value)) + unit + interval; // an exact zero is 0, never +0.00
   }
 
   function hint(low, high, measure, base) {

@@ -70,11 +70,13 @@ def estimate_text(value: float, low: float, high: float, measure: Measure, *, si
 
     An interval whose ends are equal (two cells alike in every game) is no interval, and is not shown.
 
+    An exact zero without an interval (basic rummy against itself, a cell against itself) is ``0``, never ``+0.00``.
+
     >>> edge = Measure("edge", "Edge", "pp", 2, "low")
     >>> estimate_text(0.0231, 0.0198, 0.0264, edge), estimate_text(0.0, math.nan, math.nan, edge, signed=True)
-    ('2.31 pp [1.98, 2.64]', '+0.00 pp')
-    >>> estimate_text(0.0, 0.0, 0.0, edge, signed=True)
-    '+0.00 pp'
+    ('2.31 pp [1.98, 2.64]', '0 pp')
+    >>> estimate_text(0.0, 0.0, 0.0, edge, signed=True), estimate_text(0.00004, math.nan, math.nan, edge, signed=True)
+    ('0 pp', '+0.00 pp')
     """
     if not math.isfinite(value):
         return "n/a"
@@ -84,7 +86,7 @@ def estimate_text(value: float, low: float, high: float, measure: Measure, *, si
         return number_text(x * scale, measure.digits, signed=signed)
 
     interval = f" [{shown(low)}, {shown(high)}]" if _finite(low, high) and low != high else ""
-    return shown(value) + unit + interval
+    return ("0" if value == 0 and not interval else shown(value)) + unit + interval
 
 
 def level_text(level: float) -> str:
