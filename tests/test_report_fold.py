@@ -57,3 +57,18 @@ def test_the_question_in_short_and_the_answer_table_end_above_the_fold(name, wid
     assert at["top"] < 150, at  # the question first, not the contents
     assert at["question"] < at["short"] < at["table"] <= height, at
     assert at["right"] <= at["width"], at  # the table fits the page's width: no column hidden to the side
+
+
+@pytest.mark.parametrize("name", QUESTIONS)
+def test_each_committed_answer_is_short_in_a_players_words(name):
+    """At most 60 words of "In short", 160 of prose before the first section, and no Holm, Order, pp or margin in
+    "In short" (issue 42 part 1), on the committed reports themselves."""
+    from test_report_short import words
+
+    text = (ROOT / "results" / name / "report.md").read_text()
+    first = text[: text.index("\n## ")]
+    short = next(p for p in first.split("\n\n") if p.startswith("**In short**"))
+    assert words(short) <= 60, (words(short), short)
+    assert words(first) <= 160, words(first)
+    for jargon in ("Holm", "Order", " pp ", "margin"):
+        assert jargon not in short, jargon

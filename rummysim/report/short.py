@@ -67,10 +67,11 @@ def fair(v: Verdict, summary: ConditionSummary) -> str:
     return ""
 
 
-def _clause(analysis: Analysis, v: Verdict, *, fair_share: bool) -> str:
+def _clause(analysis: Analysis, v: Verdict, *, fair_share: bool, first: Comparison | None = None) -> str:
     """Return one measure's clause of "In short": the level under both rules, in a player's words.
 
-    `fair_share`: say the fair share beside an edge's shares (once, at the last edge of the sentence).
+    `fair_share`: say the fair share beside an edge's shares (once, at the last edge of the sentence); `first`:
+    the comparison whose lineup the sentence names already (a skill clause of it says no opponents again).
     """
     a, b = analysis.condition(v.comparison.reference), analysis.condition(v.comparison.other)
     was, now = level(v, a), level(v, b)
@@ -87,7 +88,7 @@ def _clause(analysis: Analysis, v: Verdict, *, fair_share: bool) -> str:
         "order": f"{focal} wins {now} of its games instead of {was}",
         "strength": f"{focal} wins {now} of its games instead of {was}",
     }[v.measure.name]
-    if v.measure.name in ("order", "strength"):
+    if v.measure.name in ("order", "strength") and v.comparison is not first:
         said += f" against {_opponents(analysis, v.comparison)}"
     notes = [QUALIFIER.get(v.answer, "")]
     if v.unit == "%" and math.isfinite(v.change.value):  # a length or a score: how much, as a share
@@ -116,19 +117,22 @@ def in_short(analysis: Analysis, found: Sequence[Verdict]) -> str:
                                                           and v.measure.name in ("order", "strength"))]  # fmt: skip
     changed = [v for v in mine if v.answer not in NOT_SHOWN]
     last_edge = max((i for i, v in enumerate(changed) if v.measure.name in EDGE_OF), default=-1)
-    shown = [_clause(analysis, v, fair_share=i == last_edge) for i, v in enumerate(changed)]
+    shown = [_clause(analysis, v, fair_share=i == last_edge, first=first) for i, v in enumerate(changed)]
     small = [v for v in changed if v.answer is Answer.SMALL]
     if len(" ".join(shown).split()) > WORDS - 15 and len(small) > 1:  # too long: the small changes named together
         changed = [v for v in changed if v.answer is not Answer.SMALL]
         last_edge = max((i for i, v in enumerate(changed) if v.measure.name in EDGE_OF), default=-1)
-        shown = [_clause(analysis, v, fair_share=i == last_edge) for i, v in enumerate(changed)]
+        shown = [_clause(analysis, v, fair_share=i == last_edge, first=first) for i, v in enumerate(changed)]
         shown.append(f"small changes in {_joined([_unshown(v) for v in small])}")
+    lineup = lineup_words(analysis.experiment.condition(first.other))
+    head = f"**In short**: with {rules[0]} instead of {rules[1]} ({lineup})"
+    while len(f"{head} {' '.join(shown)}".split()) > WORDS and any(v.comparison is not first for v in changed):
+        drop = max(i for i, v in enumerate(changed) if v.comparison is not first)  # another lineup's: in the table
+        changed, shown = changed[:drop] + changed[drop + 1 :], shown[:drop] + shown[drop + 1 :]
 
     def named(answer: Answer) -> list[str]:
         return [_unshown(v) for v in mine if v.answer is answer]
 
-    lineup = lineup_words(analysis.experiment.condition(first.other))
-    head = f"**In short**: with {rules[0]} instead of {rules[1]} ({lineup})"
     text = f"{head}, {_joined(shown)}." if shown else f"{head}, no change is shown."
     rest = []
     if named(Answer.NO):
