@@ -23,6 +23,7 @@ written out in full is held to; the measuring itself visits every node once.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,24 @@ def _too_deep(mark: yaml.Mark) -> Refused:
     return Refused(problem=f"nested more than {MAX_DEPTH} levels deep, aliases followed", problem_mark=mark)
 
 
+CORE = [
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:int", r"^[-+]?[0-9]+$", "-+0123456789"),
+    ("tag:yaml.org,2002:float", r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
+                                r"|\.(?:nan|NaN|NAN))$", "-+0123456789."),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+]  # fmt: skip
+"""YAML 1.2's core schema (yaml.org/spec/1.2.2, 10.3): what a plain scalar may be read as besides a string.
+
+PyYAML reads YAML 1.1, where ``1:30`` is the number 90 (base 60), ``017`` is 15 (octal), ``1_000`` a thousand
+and ``yes``, ``on`` or ``n`` are booleans; under the core schema a count is a decimal integer and every one
+of those is a string, which the key it is given to then refuses in one line (``games: expected a whole
+number, got '1:30'``)."""
+
+
 class ExperimentLoader(yaml.SafeLoader):
-    """A safe YAML loader held to the limits of an experiment file (see the module's docstring)."""
+    """A safe YAML loader held to the limits of an experiment file (see the module's docstring), reading plain
+    scalars by YAML 1.2's core schema (`CORE`)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -72,6 +89,19 @@ class ExperimentLoader(yaml.SafeLoader):
         if node is not None:
             _Scale().weigh(node, 1)
         return node
+
+
+ExperimentLoader.yaml_implicit_resolvers = {  # YAML 1.1's bool, int, float, null and timestamp left out
+    k: [r for r in v if r[0] not in {tag for tag, _, _ in CORE} | {"tag:yaml.org,2002:timestamp"}]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+for _tag, _pattern, _first in CORE:
+    ExperimentLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
+
+
+def _decimal(loader: ExperimentLoader, node: yaml.ScalarNode) -> int:
+    """Read a core-schema integer as decimal, leading zeros and all (``017`` is 17, never octal)."""
+    return int(loader.construct_scalar(node), 10)
 
 
 class _Scale:
@@ -162,7 +192,7 @@ def _date(loader: ExperimentLoader, node: yaml.ScalarNode) -> Any:
 
 
 ExperimentLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
-ExperimentLoader.add_constructor("tag:yaml.org,2002:int", _short_number(SafeConstructor.construct_yaml_int))
+ExperimentLoader.add_constructor("tag:yaml.org,2002:int", _short_number(_decimal))
 ExperimentLoader.add_constructor("tag:yaml.org,2002:float", _short_number(SafeConstructor.construct_yaml_float))
 ExperimentLoader.add_constructor("tag:yaml.org,2002:timestamp", _date)
 

@@ -100,13 +100,13 @@ def test_aliases_that_stand_for_little_are_ordinary_yaml(runner, tmp_path):
             ":3: a number of 5,000 characters; a number in an experiment file has at most 100",
             id="5000-digits",
         ),
-        pytest.param(
+        pytest.param(  # YAML 1.2's core schema reads no hex: a string, refused where a number is meant, at once
             HEAD.replace("seed: 1", "seed: 0x" + "f" * 100_000) + "players: [greedy, greedy]\n",
-            ":3: a number of 100,002 characters; a number in an experiment file has at most 100",
+            ": seed: '0x" + "f" * 38 + "' is not a whole number or 'secret'",
             id="hex-100k-digits",
         ),
         pytest.param(
-            TINY + "description: 2026-02-30\n",
+            TINY + "description: !!timestamp 2026-02-30\n",
             ":7: YAML syntax error: '2026-02-30' is not a date (day is out of range for month)",
             id="no-such-date",
         ),
@@ -115,6 +115,30 @@ def test_aliases_that_stand_for_little_are_ordinary_yaml(runner, tmp_path):
 )
 def test_yaml_that_would_hurt_the_reader_is_refused(runner, tmp_path, text, message):
     refused(runner, tmp_path, text, message)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        pytest.param("games: 1:30", ": games: '1:30' is not a whole number", id="sexagesimal"),
+        pytest.param("games: 0o17", ": games: '0o17' is not a whole number", id="octal"),
+        pytest.param("games: 0x1f", ": games: '0x1f' is not a whole number", id="hex"),
+        pytest.param("games: 1_000", ": games: '1_000' is not a whole number", id="underscores"),
+        pytest.param("games: yes", ": games: 'yes' is not a whole number", id="yes-as-number"),
+        pytest.param("games: 4\nisolate: on", ": isolate: 'on' is not true or false", id="on-as-boolean"),
+        pytest.param("games: 4\nisolate: yes", ": isolate: 'yes' is not true or false", id="yes-as-boolean"),
+    ],
+)
+def test_yaml_1_1_numbers_and_booleans_are_refused_by_the_core_schema(runner, tmp_path, line, message):
+    """Issue 43 part 5: YAML 1.2's core schema: a count is a decimal integer, a boolean true or false."""
+    refused(runner, tmp_path, TINY.replace("games: 4", line), message)
+
+
+def test_a_count_with_leading_zeros_is_decimal(runner, tmp_path):
+    path = tmp_path / "zeros.yaml"
+    path.write_text(TINY.replace("games: 4", "games: 017"))
+    result = runner.invoke(main, ["validate", str(path), "--pilot", "0"])
+    assert result.exit_code == 0 and ": 17 games," in result.output, result.output  # never 15, as octal
 
 
 # --- what run failed on, validate now refuses ------------------------------------------------------------------
