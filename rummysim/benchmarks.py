@@ -328,9 +328,8 @@ def bench_sealed(*, hands: int = 200) -> dict[str, float]:
     local_times: list[float] = []
     spec = {"strategy": "rummysim.strategies.greedy:Greedy"}
     with SealedPool() as pool:
-        pool.bot(0, spec, key=0)  # start the process outside the timing
+        process = pool.bot(0, spec, key=0).process  # start the process outside the timing
         for hand in range(hands):
-            process = pool.processes[0]
             sealed = _timed(Sealed, sealed_times)(process, spec, key=strategy_key(2026, hand, 0))
             play_hand([sealed, Greedy()], rules=Rules(), seed=2026, hand=hand, dealer=hand % 2)
             local = _timed(Greedy, local_times)(rng=strategy_rng(2026, hand, 0))

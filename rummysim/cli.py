@@ -286,19 +286,20 @@ def validate(experiment_file: str, pilot_games: int) -> None:
     from rummysim.engine_choice import choose_engine
     from rummysim.experiment import load_experiment
     from rummysim.limits import MAX_GAMES, whole_number_within
+    from rummysim.plugins import check_players
     from rummysim.seating import seating_note
-    from rummysim.strategies import check_strategy
-    from rummysim.strategies.registry import is_builtin
+    from rummysim.strategies.registry import builtin
 
     whole_number_within(pilot_games, name="--pilot", low=0, high=MAX_GAMES)  # checked even where no pilot plays
     experiment = load_experiment(experiment_file)
+    check_players(experiment)  # a sealed plug-in in its sandbox: its file never runs here
     choices = [choose_engine(experiment, c, load=False) for c in experiment.conditions]  # says which, without compiling
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
     against = {other: (ref, paired) for ref, other, paired in plan(experiment.conditions)}
     for condition, choice in zip(experiment.conditions, choices, strict=True):
         players = ", ".join(strategy_name(p["strategy"]) for p in condition.players)
         rules = ", ".join(f"{k}={v}" for k, v in condition.rules.changes().items()) or "basic"
-        plugins = [p["strategy"] for p in condition.players if not is_builtin(check_strategy(p)[0])]
+        plugins = [p["strategy"] for p in condition.players if builtin(p) is None]
         sealed = sorted({strategy_name(name) for name in plugins})
         note = f", sealed: {', '.join(sealed)}" if sealed and experiment.isolates(condition) else ""
         note += f", engine: {choice.engine}" + (f" ({choice.why})" if choice.engine == "python" else "")

@@ -24,8 +24,7 @@ import rummysim.compiled as compiled
 from rummysim.design import Condition, Experiment
 from rummysim.errors import ConfigError
 from rummysim.specs import strategy_label
-from rummysim.strategies import check_strategy
-from rummysim.strategies.registry import is_builtin
+from rummysim.strategies.registry import builtin
 
 
 class Choice(NamedTuple):
@@ -49,8 +48,8 @@ def needs_reference(experiment: Experiment, condition: Condition, *, trace: bool
     if experiment.isolates(condition):
         return "isolate seals plug-in bots on the reference engine"
     for spec in condition.players:
-        cls, _ = check_strategy(spec)
-        if not (is_builtin(cls) and cls.name in compiled.TWINS):
+        cls = builtin(spec)  # a plug-in has no compiled twin; looked at without importing it
+        if cls is None or cls.name not in compiled.TWINS:
             return f"{strategy_label(spec)} has no compiled twin (those are {', '.join(compiled.TWINS)})"
     return None
 
@@ -94,7 +93,7 @@ def playouts_of(condition: Condition, *, load: bool = True) -> str | None:
     With `load` the compiled playouts are loaded here (the runner's parent compiles them
     once, before its workers start); without, they are judged loadable without compiling.
     """
-    if not any(check_strategy(spec)[0].searches for spec in condition.players):
+    if not any((cls := builtin(spec)) is not None and cls.searches for spec in condition.players):
         return None
     ready = compiled.playout_rewards() is not None if load else compiled.why_not_loadable() is None
     return "compiled" if ready else "python"
@@ -107,8 +106,8 @@ def prepare_searches(experiment: Experiment, condition: Condition, *, load: bool
     judged loadable without compiling it.
     """
     for spec in condition.players:
-        cls, _ = check_strategy(spec)
-        if not cls.compiled_search:
+        cls = builtin(spec)
+        if cls is None or not cls.compiled_search:
             continue
         try:
             if load:

@@ -36,6 +36,7 @@ from rummysim.seating import DEFAULT_SEATING, check_seating
 from rummysim.secret_seed import check_seed
 from rummysim.specs import check_names, strategy_label
 from rummysim.strategies import check_strategy
+from rummysim.strategies.registry import builtin, plugin_shape
 
 KEYS = ("name", "question", "description", "seed", "games", "players", "rules", "conditions", "grid", "time_limit",
         "isolate", "engine", "margin", "precision", "max_games", "skill", "measures", "sandbox", "seating")  # fmt: skip
@@ -86,11 +87,31 @@ def _players(value: Any, path: str, where: str) -> tuple[dict[str, Any], ...]:
         if isinstance(spec, Mapping) and isinstance(spec.get("strategy"), str):
             spec = {**spec, "strategy": _relative_to(spec["strategy"], where)}
         try:
-            check_strategy(spec)
+            if builtin(spec) is not None:
+                check_strategy(spec)  # rummysim's own bot: its parameters are checked here
+            else:
+                plugin_shape(spec)  # a plug-in: imported only where it plays (`_check_plugins`)
         except ConfigError as error:
             raise ConfigError(f"{where}: {path}[{seat}]: {error}", key=error.key) from None
         specs.append(dict(spec))
     return tuple(specs)
+
+
+def _check_plugins(drafts: Sequence[_Draft], isolate: bool, where: str) -> None:
+    """Check the plug-in bots of every condition that plays them in this process (imported, as they will be).
+
+    A sealed condition's plug-ins are never imported here, not even to be checked: their file is a stranger's
+    code, checked inside its sandbox before play (`check_sealed_players`).
+    """
+    for draft in drafts:
+        if (isolate if draft.isolate is None else draft.isolate) is True:
+            continue
+        for seat, spec in enumerate(draft.players):
+            if builtin(spec) is None:
+                try:
+                    check_strategy(spec)
+                except ConfigError as error:
+                    raise ConfigError(f"{where}: {draft.players_path}[{seat}]: {error}", key=error.key) from None
 
 
 def _relative_to(name: str, where: str) -> str:
@@ -143,6 +164,8 @@ class _Draft(NamedTuple):
     strong: bool = False
     seating: str | None = None
     reference: str | None = None
+    players_path: str = "players"
+    """Where the file gives its players, for errors: ``players`` or ``conditions.NAME.players``."""
 
 
 def _rules(base: dict[str, Any], draft: _Draft, where: str) -> Rules:
@@ -209,6 +232,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         drafts, factors = _on_grid(data["grid"], drafts, lineup, where)
     if not drafts:
         drafts = [_Draft("default", {}, {}, lineup, "")]
+    _check_plugins(drafts, _flag(data.get("isolate", False), "isolate", where), where)
     seating = check_seating(data.get("seating", DEFAULT_SEATING), f"{where}: seating")
     conditions = tuple(_condition(base, draft, where, seating) for draft in drafts)
     check_names((p for c in conditions for p in c.players), where=f"{where}: players")  # as `run` does
@@ -297,7 +321,8 @@ def _draft(cname: Any, body: Any, lineup: tuple[dict[str, Any], ...], where: str
             "as many as precision: needs; give it games:", key="games"
         )  # fmt: skip
     reference = _reference(body["reference"], cname, where) if "reference" in body else None
-    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine, strong, seating, reference)
+    own = f"conditions.{cname}.players" if "players" in body else "players"
+    return _Draft(cname, overrides, {}, players, text, games_here, isolate, engine, strong, seating, reference, own)
 
 
 def _reference(value: Any, cname: str, where: str) -> str:

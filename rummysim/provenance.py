@@ -2,24 +2,19 @@
 
 The tables depend on the experiment and its seed alone; these records are there so that a
 later difference (another machine, an upgraded library, an edited plug-in bot) can be
-explained: the git commit, the version of every library the run and its report use, and
-for each plug-in bot the SHA-256 of its source file.
+explained: the git commit, the version of every library the run and its report use (for
+each plug-in bot, the SHA-256 of its source file: `rummysim.plugins.plugin_sources`).
 """
 
 from __future__ import annotations
 
-import inspect
 import subprocess
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from rummysim.checksums import file_digest
-from rummysim.design import Experiment
 from rummysim.secret_seed import SECRET
 from rummysim.seeding import Secret
-from rummysim.specs import split_spec
-from rummysim.strategies.registry import check_strategy, is_builtin
 
 LIBRARIES = ("numpy", "pandas", "pyarrow", "scipy", "statsmodels", "numba", "joblib", "matplotlib", "distributed")
 
@@ -49,27 +44,6 @@ def libraries() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
-
-
-def plugin_sources(experiment: Experiment) -> dict[str, dict[str, Any]]:
-    """Return, for each plug-in bot the experiment seats, its class, source file and that file's SHA-256."""
-    found: dict[str, dict[str, Any]] = {}
-    for condition in experiment.conditions:
-        for spec in condition.players:
-            name, _ = split_spec(spec)
-            cls, _ = check_strategy(spec)
-            if name in found or is_builtin(cls):
-                continue
-            entry: dict[str, Any] = {"class": f"{cls.__module__}.{cls.__qualname__}", "file": None, "sha256": None}
-            try:
-                path = inspect.getsourcefile(cls)
-            except TypeError:  # defined where no file holds it
-                path = None
-            if path and Path(path).is_file():
-                entry["file"] = str(path)
-                entry["sha256"] = file_digest(Path(path))
-            found[name] = entry
-    return found
 
 
 SEATS = (

@@ -38,11 +38,14 @@ from rummysim.engine import HandResult
 from rummysim.errors import BotError, ConfigError, RummysimError, nearest
 from rummysim.game import play_game
 from rummysim.moves import Discarded, Drew, HandEnded, HandStarted, LaidOff, Melded, Pile, StockRebuilt, WentOutBy
+from rummysim.plugins import check_sandbox
 from rummysim.records import HandRecord, TurnRecord
 from rummysim.render import ending_lines, event_line, holding_text, piles_text, scores_text, table_lines
 from rummysim.results import MANIFEST, load_results
 from rummysim.rules import Rules
 from rummysim.specs import strategy_label
+from rummysim.strategies import sandbox
+from rummysim.strategies.sealed import SealedPool
 from rummysim.table import Table, apply_event
 
 HIDDEN = "[hidden]"
@@ -155,7 +158,13 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     if seat is not None:
         _check_index(seat, range(rules.n_players), "--seat", f"a table of {rules.n_players} players")
     seed = experiment.seed
-    result, before, error = _play_to(players, rules=rules, seed=seed, game=game, hand=hand)
+    if experiment.isolates(spec):  # its plug-ins sealed as they played: a stranger's code never runs here
+        check_sandbox(experiment)
+        sandboxed = experiment.sandbox and sandbox.unavailable() is None
+        with SealedPool(time_limit=experiment.time_limit, sandboxed=sandboxed) as pool:
+            result, before, error = _play_to(players, rules=rules, seed=seed, game=game, hand=hand, isolate=pool)
+    else:
+        result, before, error = _play_to(players, rules=rules, seed=seed, game=game, hand=hand)
     mismatches: list[str] = []
     if stored is not None and error is None:
         rows = stored[stored["hand"] == hand].sort_values("seat")
@@ -191,7 +200,7 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
 
 
 def _play_to(
-    players: list[Any], *, rules: Rules, seed: int, game: int, hand: int
+    players: list[Any], *, rules: Rules, seed: int, game: int, hand: int, isolate: bool | SealedPool = False
 ) -> tuple[HandResult, list[int], BotError | None]:
     """Play the game as the runner did, traced, until `hand` has been played or a bot stopped it.
 
@@ -208,7 +217,7 @@ def _play_to(
             scores[result.winner] += result.points
 
     try:
-        play_game(players, rules=rules, seed=seed, game=game, trace=True, on_hand=watch)
+        play_game(players, rules=rules, seed=seed, game=game, trace=True, on_hand=watch, isolate=isolate)
     except _Reached as reached:
         return reached.result, scores, None
     except BotError as error:

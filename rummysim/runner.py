@@ -32,6 +32,7 @@ from rummysim.errors import BotError, ConfigError, DiskError, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.ledger import LEDGER, Ledger, chunk_span
 from rummysim.measures import MEASURES
+from rummysim.plugins import check_players, check_sandbox, plugin_sources
 from rummysim.progress import AnalysisBar, RunBar, hand_rows
 from rummysim.replay import blame
 from rummysim.results import (
@@ -60,8 +61,7 @@ from rummysim.run_options import check_run_options
 from rummysim.secret_seed import commitment_fields, forget
 from rummysim.seeding import STREAMS, Secret
 from rummysim.specs import check_names
-from rummysim.strategies.registry import check_strategy, is_builtin
-from rummysim.strategies.sandbox import unavailable as sandbox_unavailable
+from rummysim.strategies.registry import builtin
 from rummysim.version import __version__
 
 ROUNDS = 3
@@ -105,7 +105,10 @@ def run_experiment(
     experiment = experiment.with_overrides(
         games=games, seed=seed, isolate=isolate, engine=engine, sandbox=sandbox, strong=strong
     )
-    _check_sandbox(experiment)
+    check_sandbox(experiment)
+    check_players(
+        experiment
+    )  # each plug-in where it will play: a sealed one in its sandbox, before anything is written
     if chunk_games is not None:
         whole_number(chunk_games, name="--chunk-games", low=1)
     sizes = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend) if chunk_games is None else chunk_games
@@ -137,21 +140,9 @@ def run_experiment(
 def _in_process_plugins(experiment: Experiment) -> bool:
     """Return whether a condition seats a plug-in bot in the engine's process (not sealed)."""
     return any(
-        not experiment.isolates(c) and not is_builtin(check_strategy(p)[0]) for c in experiment.conditions
+        not experiment.isolates(c) and builtin(p) is None for c in experiment.conditions
         for p in c.players
     )  # fmt: skip
-
-
-def _check_sandbox(experiment: Experiment) -> None:
-    """Refuse, in one line, to seal bots without the sandbox where it cannot be had, unless the user chose to."""
-    if not experiment.sandbox or not any(experiment.isolates(c) for c in experiment.conditions):
-        return
-    why = sandbox_unavailable()
-    if why is not None:
-        raise ConfigError(
-            f"{experiment.source or experiment.name}: isolate: the sandbox for sealed bots cannot be had here "
-            f"({why}); set sandbox: false in the file or run with --no-sandbox to seal them without it"
-        )
 
 
 def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Results:
@@ -358,7 +349,7 @@ def _manifest(
         "platform": platform.platform(),
         "python": platform.python_version(),
         "libraries": provenance.libraries(),
-        "plugins": provenance.plugin_sources(experiment),
+        "plugins": plugin_sources(experiment),
         "backend": backend,
         "scheduler": scheduler,
         "n_jobs": n_jobs if n_jobs > 0 else os.cpu_count(),

@@ -39,8 +39,7 @@ from rummysim.manifest import CHECKSUM, check_manifest
 from rummysim.replay import replay_hand
 from rummysim.results import MANIFEST, SCHEMAS, game_rows, load_results
 from rummysim.seeding import STREAMS
-from rummysim.strategies import check_strategy
-from rummysim.strategies.registry import is_builtin
+from rummysim.strategies.registry import builtin
 from rummysim.verify_rows import BATCH_ROWS, Problems, Tally, check_block, check_end, offer, paired_blocks
 
 ENGINES = ("python", "compiled")
@@ -250,8 +249,7 @@ def _replayed(folder: Path, experiment: Experiment, condition: Any, game: int, h
     """Return each hand of a game replayed on `engine` with its first difference from the stored rows (or None)."""
     if engine == "python":
         return [(h, _replay_python(folder, condition.name, game, h)) for h in hands]
-    twinless = [s for s in condition.players if not (is_builtin(check_strategy(s)[0]) and check_strategy(s)[0].name
-                                                     in compiled.TWINS)]  # fmt: skip
+    twinless = [s for s in condition.players if (cls := builtin(s)) is None or cls.name not in compiled.TWINS]
     try:
         if twinless:
             raise RuntimeError(f"{twinless[0]['strategy']} has no compiled twin")

@@ -220,7 +220,7 @@ def test_a_bot_over_the_cpu_limit_ends_in_one_line_naming_seat_bot_and_limit(bot
 
 
 def test_where_the_sandbox_cannot_be_had_a_run_refuses_in_one_line_unless_told_to_go_on(bots, tmp_path, monkeypatch):
-    monkeypatch.setattr("rummysim.runner.sandbox_unavailable", lambda: "it needs Linux, and this is plan9")
+    monkeypatch.setattr("rummysim.strategies.sandbox.unavailable", lambda: "it needs Linux, and this is plan9")
     experiment = parse_experiment(
         {"name": "sealed", "question": "q?", "seed": 1, "games": 2, "isolate": True,
          "players": [_spec(bots, "Attack"), "greedy"]},

@@ -65,20 +65,46 @@ def _check_class(obj: Any, where: str) -> type[Strategy]:
     return cast("type[Strategy]", obj)
 
 
-def _load_path(spec: str) -> type[Strategy]:
-    """Load ``file.py:Class`` or ``package.module:Class``."""
+def plugin_shape(spec: Spec) -> None:
+    """Raise `ConfigError` unless a plug-in's spec is well formed, without importing anything: a name, or a path
+    ``file.py:Class`` whose file exists, or ``package.module:Class``."""
+    name, _ = split_spec(spec)
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"strategy {excerpt(name)} is not a name")
+    if ":" in name:
+        _path_of(name)
+    elif name not in REGISTRY and name not in _plugins():  # an entry point's name is metadata: nothing runs
+        raise _unknown(name)
+
+
+def _unknown(name: str) -> ConfigError:
+    known = sorted({*REGISTRY, *_plugins()})
+    return ConfigError(
+        f"strategy {excerpt(name, width=PATH_WIDTH)} is unknown{_nearest(name, known)}; "
+        f"strategies are {', '.join(known)}, or a path such as my_bots.py:MyBot"
+    )
+
+
+def _path_of(spec: str) -> tuple[str, str, Path | None]:
+    """Return a path spec's target, class name and file (None for ``package.module:Class``); raise if malformed."""
     target, _, attr = spec.rpartition(":")
     if not target or not attr:
         raise ConfigError(
             f"strategy {excerpt(spec, width=PATH_WIDTH)}: a path is 'path/to/file.py:ClassName' or "
             "'package.module:ClassName'"
         )
-    if target.endswith(".py") or "/" in target or "\\" in target:
-        path = Path(target)
-        if not path.is_file():
-            raise ConfigError(
-                f"strategy {excerpt(spec, width=PATH_WIDTH)}: no file {excerpt(target, width=PATH_WIDTH)}"
-            )
+    if not (target.endswith(".py") or "/" in target or "\\" in target):
+        return target, attr, None
+    path = Path(target)
+    if not path.is_file():
+        raise ConfigError(f"strategy {excerpt(spec, width=PATH_WIDTH)}: no file {excerpt(target, width=PATH_WIDTH)}")
+    return target, attr, path
+
+
+def _load_path(spec: str) -> type[Strategy]:
+    """Load ``file.py:Class`` or ``package.module:Class``."""
+    target, attr, path = _path_of(spec)
+    if path is not None:
         name = "rummysim_plugin_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
         module = sys.modules.get(name)
         if module is None:
@@ -113,11 +139,7 @@ def strategy_class(name: str) -> type[Strategy]:
     plugins = _plugins()
     if name in plugins:
         return _check_class(plugins[name].load(), f"{name!r} (entry point {plugins[name].value})")
-    known = sorted({*REGISTRY, *plugins})
-    raise ConfigError(
-        f"strategy {excerpt(name, width=PATH_WIDTH)} is unknown{_nearest(name, known)}; "
-        f"strategies are {', '.join(known)}, or a path such as my_bots.py:MyBot"
-    )
+    raise _unknown(name)
 
 
 def available_strategies() -> dict[str, type[Strategy]]:
@@ -212,6 +234,23 @@ def make_strategy(spec: Spec, *, rng: np.random.Generator) -> Strategy:
         raise ConfigError(f"strategy {strategy_label(spec)}: {error}") from None
 
 
+def builtin(spec: Spec) -> type[Strategy] | None:
+    """Return a spec's class if it names one of rummysim's own bots, else None; never imports anything.
+
+    Whatever else a spec names (a file, a module, an entry point, a class registered here) is a plug-in,
+    and a sealed plug-in's file is a stranger's code: only its sandbox may import it (`check_sealed`).
+    """
+    name, _ = split_spec(spec)
+    cls = REGISTRY.get(name)
+    return cls if cls is not None and is_builtin(cls) else None
+
+
+def host_class(spec: Spec, *, sealed: bool) -> type[Strategy] | None:
+    """Return the class the host may look at: a built-in's, an in-process plug-in's (imported, as it plays here),
+    or None for a sealed plug-in, whose file is never imported outside its sandbox."""
+    return builtin(spec) or (None if sealed else check_strategy(spec)[0])
+
+
 def is_builtin(strategy: type[Strategy]) -> bool:
     """Return True for rummysim's own bots, which always run in the engine's process."""
     name = getattr(strategy, "name", None)
@@ -221,9 +260,9 @@ def is_builtin(strategy: type[Strategy]) -> bool:
 def portable_spec(spec: Spec) -> dict[str, Any]:
     """Return a spec that a fresh process can load: a path or entry point, never a name registered here only."""
     name, params = split_spec(spec)
-    cls = strategy_class(name)
-    if ":" in name or name not in REGISTRY:
+    if ":" in name or name not in REGISTRY:  # a path or an entry point: loaded in the sandbox alone, never here
         return {"strategy": name, **params}
+    cls = REGISTRY[name]
     if cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
         raise ConfigError(
             f"isolate: strategy {name!r} is defined in this process only ({cls.__module__}.{cls.__qualname__}); "
@@ -243,13 +282,14 @@ def make_lineup(
     """
     bots: list[Strategy] = []
     names: list[str] = []
+    copies: dict[str, int] = {}
     for seat, player in enumerate(players):
         if isinstance(player, (str, Mapping)):
             label = strategy_label(player)
-            if pool is not None and not is_builtin(check_strategy(player)[0]):
-                bots.append(
-                    _sealed(pool, seat, player, label, key=strategy_key(seed, game, seat), seed=seed, game=game)
-                )
+            if pool is not None and builtin(player) is None:  # a plug-in, sealed: never imported here
+                copy = copies[repr(player)] = copies.get(repr(player), -1) + 1
+                bots.append(_sealed(pool, seat, player, label, key=strategy_key(seed, game, seat), seed=seed,
+                                    game=game, copy=copy))  # fmt: skip
             else:
                 bots.append(_built(player, seat, label, seed=seed, game=game))
             names.append(label)
@@ -276,9 +316,11 @@ def _built(spec: Spec, seat: int, label: str, *, seed: int, game: int) -> Strate
         raise built_error(exc, seat=seat, label=label, seed=seed, game=game) from exc
 
 
-def _sealed(pool: SealedPool, seat: int, spec: Spec, label: str, *, key: int, seed: int, game: int) -> Strategy:
+def _sealed(
+    pool: SealedPool, seat: int, spec: Spec, label: str, *, key: int, seed: int, game: int, copy: int = 0
+) -> Strategy:
     try:
-        return pool.bot(seat, portable_spec(spec), key=key)
+        return pool.bot(seat, portable_spec(spec), key=key, copy=copy)
     except SealedError as error:
         what = f"raised {error.raised} as it was built: {error}" if error.raised else f"{error} as it was built"
         what = f"seat {seat} ({label}), sealed, {what}"

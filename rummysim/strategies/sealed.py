@@ -79,7 +79,7 @@ def _die_with_parent() -> None:
 
 
 class BotProcess:
-    """One sealed bot's process and its channel; reused for every game of a slot."""
+    """One sealed bot's process and its channel; reused for every game of one entrant (`SealedPool.bot`)."""
 
     def __init__(self, *, time_limit: float | None, files: list[str] | None = None) -> None:
         """Start the bot's server; sandboxed (`rummysim.strategies.sandbox`) seeing `files` if they are given."""
@@ -168,23 +168,39 @@ class BotProcess:
                     stream.close()
 
 
+def check_sealed(spec: Mapping[str, Any], *, sandboxed: bool) -> None:
+    """Check a sealed plug-in's spec where it will play: its file imported, its class and parameters looked at, in
+    a sealed process of its own (sandboxed if `sandboxed`), never in this one. Raise `SealedError` with what it
+    raised (``ConfigError`` for a spec rummysim refuses)."""
+    process = BotProcess(time_limit=START_LIMIT, files=sandbox.bot_files(spec) if sandboxed else None)
+    try:
+        process.send(("check", dict(spec), 0))
+        process.receive("check", limit=START_LIMIT)
+    finally:
+        process.close()
+
+
 class SealedPool:
-    """The processes of a worker's sealed bots, one per lineup slot; close it (or use ``with``)."""
+    """The processes of a worker's sealed bots, one per entrant (its spec) and copy; close it (or use ``with``)."""
 
     def __init__(self, *, time_limit: float | None = None, sandboxed: bool | None = None) -> None:
         """`sandboxed`: run each bot in the sandbox (None: wherever it can be had, `sandbox.unavailable`)."""
         self.time_limit = time_limit
         self.sandboxed = sandbox.unavailable() is None if sandboxed is None else sandboxed
-        self.processes: dict[int, BotProcess] = {}
+        self.processes: dict[tuple[str, int], BotProcess] = {}
 
-    def bot(self, slot: int, spec: Mapping[str, Any], *, key: int) -> Sealed:
-        """Return a new sealed bot for a spec in the process of `slot` (started if need be)."""
-        process = self.processes.get(slot)
-        files = sandbox.bot_files(spec) if self.sandboxed else None
-        if process is not None and files is not None and not set(files) <= set(process.files or ()):
-            process.close()  # a sandbox sees only the files it started with: another bot's need another
+    def bot(self, slot: int, spec: Mapping[str, Any], *, key: int, copy: int = 0) -> Sealed:
+        """Return a new sealed bot for a spec, at seat `slot`, in a process of that spec's own (started if need be).
+
+        One process per entrant: a process serves one spec only, whatever seat it sits in from game to game, so
+        nothing one entrant leaves in its process (a hook, a thread, a file) meets another's bot. `copy` tells
+        apart the processes of a spec seated more than once at one table (the second, the third, ...).
+        """
+        entrant = (json.dumps(dict(spec), sort_keys=True, default=str), copy)
+        process = self.processes.get(entrant)
         if process is None or process.process.poll() is not None:
-            process = self.processes[slot] = BotProcess(time_limit=self.time_limit, files=files)
+            files = sandbox.bot_files(spec) if self.sandboxed else None
+            process = self.processes[entrant] = BotProcess(time_limit=self.time_limit, files=files)
         return Sealed(process, dict(spec), key=key, seat=slot)
 
     def close(self) -> None:

@@ -32,7 +32,7 @@ from rummysim.bot_errors import BotOutput
 from rummysim.moves import LayOff, Meld, Pile, plain_int, shown
 from rummysim.specs import strategy_label
 from rummysim.strategies.base import Strategy, observes
-from rummysim.strategies.registry import make_strategy
+from rummysim.strategies.registry import check_strategy, make_strategy
 from rummysim.strategies.sealed import HEADER
 
 
@@ -86,7 +86,11 @@ def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
         (size,) = HEADER.unpack(header)
         kind, payload, *rest = pickle.loads(inbox.read(size))
         try:
-            if kind == "start":
+            if kind == "check":  # a spec checked before play: its file imported here, inside the sandbox only
+                speaker[0] = f"{strategy_label(payload)}, sealed, checked,"
+                check_strategy(payload)
+                reply({"answer": {"checked": True}})
+            elif kind == "start":
                 speaker[0] = f"seat {rest[1] if len(rest) > 1 else '?'} ({strategy_label(payload)}), sealed,"
                 bot, pending = make_strategy(payload, rng=np.random.Generator(np.random.PCG64(rest[0]))), None
                 reply({"answer": {"observes": observes(bot)}})
