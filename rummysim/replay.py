@@ -44,8 +44,6 @@ from rummysim.render import ending_lines, event_line, holding_text, piles_text, 
 from rummysim.results import MANIFEST, load_results
 from rummysim.rules import Rules
 from rummysim.specs import strategy_label
-from rummysim.strategies import sandbox
-from rummysim.strategies.sealed import SealedPool
 from rummysim.table import Table, apply_event
 
 HIDDEN = "[hidden]"
@@ -158,13 +156,12 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
     if seat is not None:
         _check_index(seat, range(rules.n_players), "--seat", f"a table of {rules.n_players} players")
     seed = experiment.seed
-    if experiment.isolates(spec):  # its plug-ins sealed as they played: a stranger's code never runs here
+    sealed = experiment.isolates(spec)  # its plug-ins sealed as they played: a stranger's code never runs here
+    if sealed:
         check_sandbox(experiment)
-        sandboxed = experiment.sandbox and sandbox.unavailable() is None
-        with SealedPool(time_limit=experiment.time_limit, sandboxed=sandboxed) as pool:
-            result, before, error = _play_to(players, rules=rules, seed=seed, game=game, hand=hand, isolate=pool)
-    else:
-        result, before, error = _play_to(players, rules=rules, seed=seed, game=game, hand=hand)
+    result, before, error = _play_to(
+        players, rules=rules, seed=seed, game=game, hand=hand, isolate=sealed, time_limit=experiment.time_limit
+    )
     mismatches: list[str] = []
     if stored is not None and error is None:
         rows = stored[stored["hand"] == hand].sort_values("seat")
@@ -200,8 +197,9 @@ def replay_hand(folder: str | Path, *, condition: str, game: int, hand: int, sea
 
 
 def _play_to(
-    players: list[Any], *, rules: Rules, seed: int, game: int, hand: int, isolate: bool | SealedPool = False
-) -> tuple[HandResult, list[int], BotError | None]:
+    players: list[Any], *, rules: Rules, seed: int, game: int, hand: int, isolate: bool = False,
+    time_limit: float | None = None,
+) -> tuple[HandResult, list[int], BotError | None]:  # fmt: skip
     """Play the game as the runner did, traced, until `hand` has been played or a bot stopped it.
 
     Return the hand, the scores before it and what stopped it (the hand then ends where the bot failed).
@@ -217,7 +215,8 @@ def _play_to(
             scores[result.winner] += result.points
 
     try:
-        play_game(players, rules=rules, seed=seed, game=game, trace=True, on_hand=watch, isolate=isolate)
+        play_game(players, rules=rules, seed=seed, game=game, trace=True, on_hand=watch, isolate=isolate,
+                  time_limit=time_limit)  # fmt: skip
     except _Reached as reached:
         return reached.result, scores, None
     except BotError as error:

@@ -125,7 +125,9 @@ def exit_reason(code: int | None, limits: Mapping[str, int] | None = None) -> st
     """Return the limit a sandboxed bot's exit code says it hit, or None (128 + SIGXCPU; SIGKILL at the hard one)."""
     cpu = {**LIMITS, **(limits or {})}["cpu_seconds"]
     if code in (128 + 24, -24, 128 + 9, -9):
-        return f"the sandbox's CPU limit of {cpu} s" if code in (128 + 24, -24) else "a kill (the CPU limit or memory)"
+        if code in (128 + 24, -24):
+            return f"the sandbox's CPU limit of {cpu} s"
+        return "a kill (the CPU or memory limit, or a signal of its own)"
     if code == 70:
         return "the sandbox could not start it"
     return None

@@ -37,7 +37,8 @@ SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "
 PR_CAPBSET_DROP = 24
 CLONE_THREAD = 0x00010000
 SCMP_ACT_ALLOW = 0x7FFF0000
-SCMP_CMP_MASKED_EQ = 7
+SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 4, 7
+TIOCSTI = 0x5412
 ROOT = "/tmp/.rummysim-sandbox-root"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
@@ -104,7 +105,9 @@ def build_root(binds: list[str], scratch_mib: int, cwd: str) -> None:
 
 
 def _no_new_processes(seccomp: ctypes.CDLL | None) -> bool:
-    """Forbid fork, vfork and clone but of threads (EPERM; clone3: ENOSYS, so the C library falls back to clone)."""
+    """Forbid fork, vfork and clone but of threads (EPERM; clone3: ENOSYS, so the C library falls back to clone);
+    and what would let memory or a descriptor escape the limits, or reach a terminal: memfd_create, socket,
+    socketpair (EPERM) and the ioctl TIOCSTI, which pushes keystrokes into a terminal."""
     if seccomp is None:
         return False
 
@@ -120,6 +123,10 @@ def _no_new_processes(seccomp: ctypes.CDLL | None) -> bool:
     not_thread = Compare(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)
     _check(seccomp.seccomp_rule_add_array(context, errno_of(1), number("clone"), 1, ctypes.byref(not_thread)), "clone")
     _check(seccomp.seccomp_rule_add_array(context, errno_of(38), number("clone3"), 0, None), "seccomp clone3")
+    for name in ("memfd_create", "socket", "socketpair"):
+        _check(seccomp.seccomp_rule_add_array(context, errno_of(1), number(name), 0, None), f"seccomp {name}")
+    push = Compare(1, SCMP_CMP_EQ, TIOCSTI, 0)
+    _check(seccomp.seccomp_rule_add_array(context, errno_of(1), number("ioctl"), 1, ctypes.byref(push)), "ioctl")
     _check(seccomp.seccomp_load(context), "seccomp_load")
     return True
 

@@ -41,6 +41,7 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from typing import IO, Any
@@ -51,6 +52,7 @@ from rummysim.bot_errors import Opaque as Opaque  # an answer part that is not a
 from rummysim.errors import SealedError as SealedError  # raised here, and importable from here as before
 from rummysim.errors import named, quoted
 from rummysim.moves import Event, LayOff, Meld
+from rummysim.specs import strategy_label
 from rummysim.strategies import sandbox
 from rummysim.strategies.base import PlayerView, Strategy
 
@@ -82,22 +84,40 @@ class BotProcess:
     """One sealed bot's process and its channel; reused for every game of one entrant (`SealedPool.bot`)."""
 
     def __init__(self, *, time_limit: float | None, files: list[str] | None = None) -> None:
-        """Start the bot's server; sandboxed (`rummysim.strategies.sandbox`) seeing `files` if they are given."""
+        """Start the bot's server; sandboxed (`rummysim.strategies.sandbox`) seeing `files` if they are given.
+
+        The frames go over two pipes of their own; the bot's fd 0 is /dev/null and its fds 1 and 2 one pipe that
+        `relay` reads, so no descriptor of its process names a file or terminal of the host. It starts in a
+        session and process group of its own (no controlling terminal), so a signal it sends to its group, or
+        keystrokes it would push into a terminal, never reach the run.
+        """
         self.time_limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
         self.files = files
-        argv = [sys.executable, "-c", "from rummysim.strategies.sealed_host import main; main()"]
+        self.who = "a sealed bot"
+        """Who prints now, as its lines are marked: ``seat 1 (bot.py:Bot), sealed,`` (`Sealed` sets it)."""
+        inbox, to_bot = os.pipe()
+        from_bot, outbox = os.pipe()
+        said, says = os.pipe()
+        argv = [sys.executable, "-c", f"from rummysim.strategies.sealed_host import main; main({inbox}, {outbox})"]
         if files is not None:
             argv = sandbox.command(argv, files=files, cwd=os.getcwd())
-        self.process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            close_fds=True,
-            preexec_fn=_die_with_parent,  # the sandbox's unshare too, and with it everything inside it
-        )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.stdin: IO[bytes] = self.process.stdin
-        self.stdout_fd = self.process.stdout.fileno()
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=says,
+                stderr=says,
+                pass_fds=(inbox, outbox),
+                close_fds=True,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,  # the sandbox's unshare too, and with it everything inside it
+            )
+        finally:
+            for fd in (inbox, outbox, says):
+                os.close(fd)
+        self.stdin: IO[bytes] = os.fdopen(to_bot, "wb")
+        self.stdout_fd = from_bot
+        threading.Thread(target=relay, args=(said, self), name="rummysim-sealed-output", daemon=True).start()
 
     def send(self, message: tuple[Any, ...]) -> None:
         body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
@@ -162,10 +182,43 @@ class BotProcess:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        with contextlib.suppress(OSError):
+            self.stdin.close()
+        if self.stdout_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.stdout_fd)
+            self.stdout_fd = -1
+
+
+OUTPUT_BYTES = 1 << 16
+"""The most a sealed bot may print over its process's life; past it, one line says the rest was cut."""
+
+
+def relay(fd: int, process: BotProcess) -> None:
+    """Copy what a sealed bot prints to this process's stderr, a line at a time: each line marked with who printed
+    it, its control characters escaped (no ANSI sequence erases a mark, no carriage return forges a line), and
+    at most `OUTPUT_BYTES` in all."""
+    pending, total, cut = b"", 0, False
+    with os.fdopen(fd, "rb", buffering=0) as stream:
+        while chunk := stream.read(4096):
+            total += len(chunk)
+            if cut:
+                continue
+            *lines, pending = (pending + chunk).split(b"\n")
+            if total > OUTPUT_BYTES:
+                lines, pending, cut = lines, b"", True
+            for line in lines:
+                _say(process, line)
+            if cut:
+                print(f"{process.who} printed more than {OUTPUT_BYTES:,} bytes; the rest is cut", file=sys.stderr)
+        if pending and not cut:
+            _say(process, pending)
+
+
+def _say(process: BotProcess, line: bytes) -> None:
+    text = line.decode("utf-8", "replace")
+    text = "".join(c if c == "\t" or (c >= " " and not 0x7F <= ord(c) <= 0x9F) else f"\\x{ord(c):02x}" for c in text)
+    print(f"{process.who} printed: {text[:2000]}", file=sys.stderr, flush=True)
 
 
 def check_sealed(spec: Mapping[str, Any], *, sandboxed: bool) -> None:
@@ -173,6 +226,7 @@ def check_sealed(spec: Mapping[str, Any], *, sandboxed: bool) -> None:
     a sealed process of its own (sandboxed if `sandboxed`), never in this one. Raise `SealedError` with what it
     raised (``ConfigError`` for a spec rummysim refuses)."""
     process = BotProcess(time_limit=START_LIMIT, files=sandbox.bot_files(spec) if sandboxed else None)
+    process.who = f"{strategy_label(spec)}, sealed, checked,"
     try:
         process.send(("check", dict(spec), 0))
         process.receive("check", limit=START_LIMIT)
@@ -224,6 +278,7 @@ class Sealed(Strategy):
         super().__init__(rng=np.random.default_rng(0))
         self.process = process
         self.spec = spec
+        process.who = f"seat {seat} ({strategy_label(spec)}), sealed,"
         process.send(("start", spec, key, seat))
         try:
             reply = process.receive("start", limit=max(START_LIMIT, process.time_limit))

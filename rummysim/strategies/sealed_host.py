@@ -28,9 +28,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from rummysim.bot_errors import BotOutput
 from rummysim.moves import LayOff, Meld, Pile, plain_int, shown
-from rummysim.specs import strategy_label
 from rummysim.strategies.base import Strategy, observes
 from rummysim.strategies.registry import check_strategy, make_strategy
 from rummysim.strategies.sealed import HEADER
@@ -71,8 +69,7 @@ def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
     """Answer requests until the engine closes the channel."""
     bot: Strategy | None = None
     pending: dict[str, str] | None = None  # an error raised in observe, reported with the next answer
-    speaker: list[str | None] = [None]  # who prints: the seat and bot, once built
-    sys.stdout = sys.stderr = BotOutput(lambda: speaker[0], sys.__stderr__ or sys.stderr)
+    sys.stdout = sys.stderr  # fds 1 and 2 are one pipe the engine reads, marks and caps (`sealed.relay`)
 
     def reply(message: dict[str, Any]) -> None:
         body = json.dumps(message).encode()
@@ -87,11 +84,9 @@ def serve(inbox: BinaryIO, outbox: BinaryIO) -> None:
         kind, payload, *rest = pickle.loads(inbox.read(size))
         try:
             if kind == "check":  # a spec checked before play: its file imported here, inside the sandbox only
-                speaker[0] = f"{strategy_label(payload)}, sealed, checked,"
                 check_strategy(payload)
                 reply({"answer": {"checked": True}})
             elif kind == "start":
-                speaker[0] = f"seat {rest[1] if len(rest) > 1 else '?'} ({strategy_label(payload)}), sealed,"
                 bot, pending = make_strategy(payload, rng=np.random.Generator(np.random.PCG64(rest[0]))), None
                 reply({"answer": {"observes": observes(bot)}})
             elif kind == "observe":
@@ -137,10 +132,8 @@ def die_with_parent() -> None:
     threading.Thread(target=watch, name="rummysim-parent-watch", daemon=True).start()
 
 
-def main() -> None:
-    """Serve one sealed bot on stdin and a private copy of stdout; the bot's prints go to stderr."""
+def main(inbox: int, outbox: int) -> None:
+    """Serve one sealed bot on the channel's two pipes (`inbox`, `outbox`); its prints go to fds 1 and 2."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the engine's: it stops this process itself
-    outbox = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    serve(sys.stdin.buffer, outbox)
+    serve(os.fdopen(inbox, "rb"), os.fdopen(outbox, "wb"))
