@@ -286,13 +286,15 @@ def validate(experiment_file: str, pilot_games: int) -> None:
     from rummysim.engine_choice import choose_engine
     from rummysim.experiment import load_experiment
     from rummysim.limits import MAX_GAMES, whole_number_within
-    from rummysim.plugins import check_players
+    from rummysim.plugins import check_players, warnings_of
     from rummysim.seating import seating_note
     from rummysim.strategies.registry import builtin
 
     whole_number_within(pilot_games, name="--pilot", low=0, high=MAX_GAMES)  # checked even where no pilot plays
     experiment = load_experiment(experiment_file)
     check_players(experiment)  # a sealed plug-in in its sandbox: its file never runs here
+    for line in warnings_of(experiment):
+        click.echo(f"rummysim: {line}", err=True)
     choices = [choose_engine(experiment, c, load=False) for c in experiment.conditions]  # says which, without compiling
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
     against = {other: (ref, paired) for ref, other, paired in plan(experiment.conditions)}

@@ -20,6 +20,7 @@ from typing import Any
 from rummysim.checksums import file_digest
 from rummysim.design import Experiment
 from rummysim.errors import ConfigError, SealedError
+from rummysim.seeding import Secret
 from rummysim.specs import split_spec, strategy_label
 from rummysim.strategies import sandbox
 from rummysim.strategies.registry import ENTRY_POINT_GROUP, builtin, check_strategy, portable_spec
@@ -36,6 +37,22 @@ def check_sandbox(experiment: Experiment) -> None:
             f"{experiment.source or experiment.name}: isolate: the sandbox for sealed bots cannot be had here "
             f"({why}); set sandbox: false in the file or run with --no-sandbox to seal them without it"
         )
+
+
+def warnings_of(experiment: Experiment) -> list[str]:
+    """Return what an organiser should know before sealed bots play: no sandbox, or a public seed (one line each;
+    `validate` and `run` print them)."""
+    sealed = [c.name for c in experiment.conditions if experiment.isolates(c)]
+    if not sealed:
+        return []
+    said = []
+    if not experiment.sandbox:
+        said.append("sandbox: false: the sealed bots run without the sandbox, so they can reach the network, this "
+                    "user's files and, by a signal, this user's processes (docs/tournaments.md)")  # fmt: skip
+    if not isinstance(experiment.seed, Secret):
+        said.append(f"seed {experiment.seed} is public: an entrant who knows it can deal every hand itself; a "
+                    "tournament plays seed: secret (docs/tournaments.md)")  # fmt: skip
+    return said
 
 
 def check_players(experiment: Experiment) -> None:

@@ -32,7 +32,7 @@ from rummysim.errors import BotError, ConfigError, DiskError, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.ledger import LEDGER, Ledger, chunk_span
 from rummysim.measures import MEASURES
-from rummysim.plugins import check_players, check_sandbox, plugin_sources
+from rummysim.plugins import check_players, check_sandbox, plugin_sources, warnings_of
 from rummysim.progress import AnalysisBar, RunBar, hand_rows
 from rummysim.replay import blame
 from rummysim.results import (
@@ -106,9 +106,9 @@ def run_experiment(
         games=games, seed=seed, isolate=isolate, engine=engine, sandbox=sandbox, strong=strong
     )
     check_sandbox(experiment)
-    check_players(
-        experiment
-    )  # each plug-in where it will play: a sealed one in its sandbox, before anything is written
+    check_players(experiment)  # each plug-in where it plays, a sealed one in its sandbox, before anything is written
+    for line in warnings_of(experiment):
+        _say(line)
     if chunk_games is not None:
         whole_number(chunk_games, name="--chunk-games", low=1)
     sizes = default_chunk_games(experiment, n_jobs=n_jobs, backend=backend) if chunk_games is None else chunk_games

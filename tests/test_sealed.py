@@ -252,11 +252,13 @@ def test_a_crash_in_a_sealed_run_keeps_its_chunks_and_resumes_to_the_same_tables
     ]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 1
-    assert first.output.startswith(
+    warned, error = first.stderr.splitlines()[:-1], first.stderr.splitlines()[-1]
+    assert [line.split(":")[1] for line in warned] == [" sandbox", " seed 8 is public"]  # issue 43 part 5
+    assert error.startswith(
         f"Error: condition default, seat 0 (plugbots.py:LateCrasher(folder={folder})) raised RuntimeError in draw: "
     )
-    assert f"'late'; replay the hand: rummysim replay {out}/late --condition default --game 4 --hand 0" in first.output
-    assert first.output.count("\n") == 1
+    assert f"'late'; replay the hand: rummysim replay {out}/late --condition default --game 4 --hand 0" in error
+    assert first.stdout == ""
     assert len(list((out / "late" / "chunks").iterdir())) == 2  # games 0-3 kept
     (folder / "flag").unlink()
     assert CliRunner().invoke(main, args).exit_code == 0

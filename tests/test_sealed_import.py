@@ -159,3 +159,25 @@ def test_one_process_per_entrant_whatever_seat_it_sits_in(tmp_path):
             lineup = [entrants[(seat + game) % 3] for seat in range(3)]
             play_game(lineup, rules=Rules(n_players=3, target_score=30), seed=2, game=game, isolate=pool)
         assert len(pool.processes) == 3  # Leaver's, and one for each seat Finder holds at once
+
+
+@pytest.mark.parametrize(
+    ("settings", "warned"),
+    [
+        ({"seed": 4}, ["seed 4 is public: an entrant who knows it can deal every hand itself; a tournament plays "
+                       "seed: secret (docs/tournaments.md)"]),
+        ({"seed": "secret"}, []),
+        ({"seed": "secret", "sandbox": False}, ["sandbox: false: the sealed bots run without the sandbox, so they can "
+                                               "reach the network, this user's files and, by a signal, this user's "
+                                               "processes (docs/tournaments.md)"]),
+        ({"seed": 4, "isolate": False}, []),
+    ],
+)  # fmt: skip
+def test_validate_warns_of_a_public_seed_and_of_no_sandbox_where_bots_are_sealed(stranger, tmp_path, settings, warned):
+    """Issue 43 part 5: one line each on stderr, the file still valid."""
+    path, _ = stranger
+    file = tmp_path / "sealed.yaml"
+    file.write_text(yaml.safe_dump(_experiment(path) | settings))
+    said = CliRunner().invoke(main, ["validate", str(file), "--pilot", "0"])
+    assert said.exit_code == 0, said.output
+    assert said.stderr.splitlines() == [f"rummysim: {line}" for line in warned]

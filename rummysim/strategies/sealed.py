@@ -7,12 +7,14 @@ answers one request at a time. Nothing in that process ever holds a hidden card,
 the engine's state, so not even introspection finds them there. Here: the pool of those
 processes (`SealedPool`), the stand-in bot the engine plays (`Sealed`) and the channel.
 
-The channel, over the process's stdin and a private copy of its stdout (a bot's prints
-go to stderr, each line marked with its seat), is a stream of frames, each a 4-byte big-endian length and a body:
+The channel, over two pipes of its own (the process's fd 0 is /dev/null; what a bot prints,
+on fds 1 and 2, is one more pipe that `relay` reads, marks with its seat and caps), is a
+stream of frames, each a 4-byte big-endian length and a body:
 
 =================  ======================================  ===============================
 direction          body                                    what
 =================  ======================================  ===============================
+engine -> bot      pickle of ``("check", spec, 0)``          check a spec before play (`check_sealed`)
 engine -> bot      pickle of ``("start", spec, key, seat)``  build a new bot (each game)
 engine -> bot      pickle of ``(decision, view)``          ``draw``, ``play``, ``discard``
 engine -> bot      pickle of ``("observe", event)``        a public event; no answer
@@ -26,7 +28,8 @@ lists, rebuilt into moves and checked like any other answer. A bot that crashes,
 past its time limit (`DEFAULT_TIME_LIMIT` unless the experiment sets one) or answers
 garbage fails the hand with the usual `StrategyError` or `IllegalMoveError`; what it
 says in an error (its exception's text, the repr of an answer) is quoted there, on one line.
-A bot's process ends with the process that started it (`rummysim.strategies.sealed_host.main`).
+A bot's process ends with the process that started it (`rummysim.strategies.sealed_host.main`), and
+starts in a session and process group of its own, so no signal it sends its group reaches the run.
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
 """The bot's side of a sealed seat: the process that hosts one plug-in bot and answers the engine.
 
 Started by `rummysim.strategies.sealed.BotProcess` as ``python -c "from rummysim.strategies.sealed_host
-import main; main()"``, it builds the bot from the spec and key each ``start`` frame brings, then
+import main; main(R, W)"`` (R and W the channel's two pipes), it checks a spec a ``check`` frame brings, or
+builds the bot from the spec and key each ``start`` frame brings, then
 answers one request at a time over the channel that `rummysim.strategies.sealed` describes. It
 holds nothing but the bot, the views it is sent and the public events.
 
 Whatever the bot raises, even SystemExit or KeyboardInterrupt, is answered as its error
 (Ctrl-C is the engine's to handle: this process ignores SIGINT). What it prints goes to
-stderr, each line marked with its seat. The process ends with the one that started it:
+fds 1 and 2, a pipe the engine reads and marks with its seat (`rummysim.strategies.sealed.relay`).
+The process ends with the one that started it:
 the kernel kills it when its parent goes (``PR_SET_PDEATHSIG``, Linux), and a thread
 that watches the parent ends it elsewhere.
 """
