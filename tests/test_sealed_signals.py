@@ -183,3 +183,86 @@ def test_memory_sockets_and_keystrokes_cannot_leave_the_sandbox(tmp_path):
     path.write_text(ESCAPES)
     done = _run(path, "Escapes")
     assert done.stdout.splitlines()[0] == "played", done.stdout + done.stderr[-2000:]
+
+
+PACE = textwrap.dedent(
+    """
+    import threading
+    import time
+
+    from rummysim.strategies.greedy import Greedy
+
+    def spin():
+        while True:
+            pass
+
+    class Spinner(Greedy):
+        '''Leaves threads spinning, to take the machine from the others between its decisions.'''
+
+        name = "spinner"
+
+        def __init__(self, *, rng=None, threads=2):
+            super().__init__(rng=rng)
+            for _ in range(threads):
+                threading.Thread(target=spin, daemon=True).start()
+
+    class Slow(Greedy):
+        '''Waits 0.6 s a decision without using the CPU, as a bot on a loaded machine would.'''
+
+        name = "slow"
+
+        def draw(self, view):
+            time.sleep(0.6)
+            return super().draw(view)
+
+    class Burns(Greedy):
+        name = "burns"
+
+        def draw(self, view):
+            end = time.process_time() + 5
+            while time.process_time() < end:
+                pass
+            return super().draw(view)
+    """
+)
+
+
+@pytest.fixture
+def paced(tmp_path):
+    path = tmp_path / "pace.py"
+    path.write_text(PACE)
+    return path
+
+
+def test_a_sealed_bot_runs_only_while_it_decides(paced):
+    """Between requests its process group is stopped: threads it left spinning take no CPU from the others."""
+    import time
+
+    from rummysim.strategies.sealed import CpuClock, SealedPool
+
+    with SealedPool(time_limit=5, sandboxed=True) as pool:
+        sealed = pool.bot(0, {"strategy": f"{paced}:Spinner"}, key=1)  # built: its threads started, then stopped
+        clock = CpuClock(sealed.process.process.pid)
+        assert clock.readable
+        time.sleep(0.5)
+        assert clock.used() < 0.05, clock.used()
+
+
+def test_the_time_limit_counts_cpu_not_a_slow_machines_wall_clock(paced):
+    """A bot that waits 0.6 s a decision plays within a time limit of 0.3 s of CPU (the wall clock's backstop is
+    4 x 0.3 + 1 s); one that burns the CPU is stopped at 0.3 s of it."""
+    import time
+
+    from rummysim.errors import StrategyError
+    from rummysim.game import play_game
+    from rummysim.rules import Rules
+    from rummysim.strategies.sealed import SealedPool
+
+    with SealedPool(time_limit=0.3, sandboxed=True) as pool:
+        rules = Rules(max_hands=1, target_score=None)
+        play_game([{"strategy": f"{paced}:Slow"}, "greedy"], rules=rules, seed=1, isolate=pool)
+    with SealedPool(time_limit=0.3, sandboxed=True) as pool:
+        start = time.monotonic()
+        with pytest.raises(StrategyError, match=r"time limit of 0.3 s per decision in draw: more than 0.3 s of CPU"):
+            play_game([{"strategy": f"{paced}:Burns"}, "greedy"], seed=1, isolate=pool)
+        assert time.monotonic() - start < 3

@@ -96,6 +96,8 @@ class BotProcess:
         """
         self.time_limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
         self.files = files
+        self.pids: list[int] | None = None
+        """Its processes, once all started, whose CPU time a decision counts (`CpuClock`)."""
         self.who = "a sealed bot"
         """Who prints now, as its lines are marked: ``seat 1 (bot.py:Bot), sealed,`` (`Sealed` sets it)."""
         inbox, to_bot = os.pipe()
@@ -122,24 +124,49 @@ class BotProcess:
         self.stdout_fd = from_bot
         threading.Thread(target=relay, args=(said, self), name="rummysim-sealed-output", daemon=True).start()
 
-    def send(self, message: tuple[Any, ...]) -> None:
+    def send(self, message: tuple[Any, ...], *, answered: bool = True) -> None:
+        """Send a frame, the bot's process running meanwhile; one that gets no answer (`answered` false, an event)
+        leaves it stopped again, so it runs only while it decides."""
         body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        self._signal(signal.SIGCONT)
         try:
             self.stdin.write(HEADER.pack(len(body)) + body)
             self.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self.died() from None
+        if not answered:
+            self._signal(signal.SIGSTOP)
+
+    def _signal(self, sig: int) -> None:
+        """Stop or continue the bot's whole process group (its session's: the sandbox and all in it)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)
 
     def receive(self, decision: str, *, limit: float) -> Any:
-        """Return the answer to the last request, or raise `SealedError`."""
-        deadline = time.monotonic() + limit
-        header = self._read(HEADER.size, deadline, decision, limit)
+        """Return the answer to the last request, or raise `SealedError`; then stop the bot's process till the next.
+
+        `limit` is the CPU seconds the bot may spend on it (its process's, every thread counted), so a bot slowed
+        by the machine is not disqualified; `WALL_FACTOR` times it, plus a second, of the wall clock is the
+        backstop (and the limit itself where CPU time cannot be read).
+        """
+        try:
+            return self._receive(decision, limit=limit)
+        finally:
+            self._signal(signal.SIGSTOP)
+
+    def _receive(self, decision: str, *, limit: float) -> Any:
+        clock = CpuClock(self.process.pid, self.pids)
+        if self.pids is None and len(clock.pids) >= (3 if self.files is not None else 1):
+            self.pids = clock.pids  # unshare, the sandbox's init and the server; no process is added after (seccomp)
+        wall = limit * WALL_FACTOR + 1 if clock.readable else limit
+        deadline = time.monotonic() + wall
+        header = self._read(HEADER.size, deadline, decision, limit, clock)
         (size,) = HEADER.unpack(header)
         if size > MAX_FRAME:
             self.close()
             raise SealedError(f"answered {size:,} bytes in {decision}, more than the {MAX_FRAME:,} a sealed bot may")
         try:
-            reply = json.loads(self._read(size, deadline, decision, limit))
+            reply = json.loads(self._read(size, deadline, decision, limit, clock))
         except ValueError:
             self.close()
             raise SealedError(f"answered something that is not a message in {decision}") from None
@@ -155,17 +182,24 @@ class BotProcess:
             raise SealedError(text[:500], raised=kind[:80] or "Exception", traceback=str(trace) if trace else None)
         return reply.get("answer")
 
-    def _read(self, n: int, deadline: float, decision: str, limit: float) -> bytes:
-        data = b""
+    def _read(self, n: int, deadline: float, decision: str, limit: float, clock: CpuClock) -> bytes:
+        data, wall = b"", deadline - clock.start_wall
         while len(data) < n:
             left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.stdout_fd], [], [], max(left, 0.0))
-            if not ready:
+            ready, _, _ = select.select([self.stdout_fd], [], [], max(min(left, CPU_LOOK), 0.0))
+            if ready:
+                pass
+            elif clock.readable and clock.used() > limit:
                 self.close()
-                raise SealedError(
-                    f"took longer than the time limit of {limit:g} s per decision in {decision} "
-                    "(a sealed bot; set time_limit in the experiment file to change it)"
-                )
+                raise SealedError(f"took longer than the time limit of {limit:g} s per decision in {decision}: more "
+                                  f"than {limit:g} s of CPU {SET_LIMIT}")  # fmt: skip
+            elif time.monotonic() >= deadline:
+                self.close()
+                held = f": {wall:.1f} s of the wall clock, its backstop" if clock.readable else ""
+                raise SealedError(f"took longer than the time limit of {limit:g} s per decision in {decision}{held} "
+                                  f"{SET_LIMIT}")  # fmt: skip
+            else:
+                continue
             chunk = os.read(self.stdout_fd, n - len(data))
             if not chunk:
                 raise self.died()
@@ -191,6 +225,57 @@ class BotProcess:
             with contextlib.suppress(OSError):
                 os.close(self.stdout_fd)
             self.stdout_fd = -1
+
+
+WALL_FACTOR = 4
+"""A sealed decision's wall-clock backstop, in times its CPU time limit (plus a second)."""
+SET_LIMIT = "(a sealed bot; set time_limit in the experiment file to change it)"
+CPU_LOOK = 0.05
+"""How often, in seconds, the CPU a decision has used is read while the engine waits for it."""
+
+
+class CpuClock:
+    """The CPU seconds a sealed bot's processes have used since the clock started (Linux /proc: user + system of
+    the process and every one below it, every thread counted); not `readable` elsewhere."""
+
+    TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def __init__(self, pid: int, pids: list[int] | None = None) -> None:
+        self.pids = pids or _tree(pid)
+        self.start_wall = time.monotonic()
+        start = self._total()
+        self.readable = start is not None
+        self.start = start or 0.0
+
+    def used(self) -> float:
+        return (self._total() or 0.0) - self.start
+
+    def _total(self) -> float | None:
+        total, seen = 0.0, False
+        for pid in self.pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    fields = f.read().rpartition(b")")[2].split()
+                total += (int(fields[11]) + int(fields[12])) / self.TICK  # utime, stime (proc(5))
+                seen = True
+            except (OSError, ValueError, IndexError):
+                continue
+        return total if seen else None
+
+
+def _tree(pid: int) -> list[int]:
+    """Return a process and every process below it (Linux /proc; just `pid` elsewhere)."""
+    found, stack = [], [pid]
+    while stack:
+        here = stack.pop()
+        found.append(here)
+        try:
+            for task in os.listdir(f"/proc/{here}/task"):
+                with open(f"/proc/{here}/task/{task}/children") as f:
+                    stack += [int(p) for p in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 OUTPUT_BYTES = 1 << 16
@@ -302,7 +387,7 @@ class Sealed(Strategy):
 
     def observe(self, event: Event) -> None:
         if self.observing:
-            self.process.send(("observe", event))
+            self.process.send(("observe", event), answered=False)
 
     def _ask(self, decision: str, view: PlayerView) -> Any:
         self.process.send((decision, view))
