@@ -181,3 +181,13 @@ def test_validate_warns_of_a_public_seed_and_of_no_sandbox_where_bots_are_sealed
     said = CliRunner().invoke(main, ["validate", str(file), "--pilot", "0"])
     assert said.exit_code == 0, said.output
     assert said.stderr.splitlines() == [f"rummysim: {line}" for line in warned]
+
+
+def test_one_spec_seated_twice_has_a_process_for_each_seat_however_it_is_written(tmp_path):
+    """A spec written as a name and as a mapping is one entrant: two seats of it at one table, two processes."""
+    path = tmp_path / "pair.py"
+    path.write_text(LEFTOVER)
+    lineup = [f"{path}:Finder", {"strategy": f"{path}:Finder"}, "greedy"]
+    with SealedPool(time_limit=20, sandboxed=True) as pool:
+        play_game(lineup, rules=Rules(n_players=3, target_score=30), seed=2, isolate=pool)
+        assert sorted(copy for _, copy in pool.processes) == [0, 1]

@@ -32,7 +32,7 @@ from rummysim.limits import number_within, whole_number_within
 from rummysim.seeding import strategy_key, strategy_rng
 from rummysim.specs import Spec, split_spec, strategy_label
 from rummysim.strategies.base import Strategy
-from rummysim.strategies.sealed import SealedPool
+from rummysim.strategies.sealed import SealedPool, entrant
 
 ENTRY_POINT_GROUP = "rummysim.strategies"
 PATH_WIDTH = 500
@@ -245,12 +245,6 @@ def builtin(spec: Spec) -> type[Strategy] | None:
     return cls if cls is not None and is_builtin(cls) else None
 
 
-def host_class(spec: Spec, *, sealed: bool) -> type[Strategy] | None:
-    """Return the class the host may look at: a built-in's, an in-process plug-in's (imported, as it plays here),
-    or None for a sealed plug-in, whose file is never imported outside its sandbox."""
-    return builtin(spec) or (None if sealed else check_strategy(spec)[0])
-
-
 def is_builtin(strategy: type[Strategy]) -> bool:
     """Return True for rummysim's own bots, which always run in the engine's process."""
     name = getattr(strategy, "name", None)
@@ -287,8 +281,9 @@ def make_lineup(
         if isinstance(player, (str, Mapping)):
             label = strategy_label(player)
             if pool is not None and builtin(player) is None:  # a plug-in, sealed: never imported here
-                copy = copies[repr(player)] = copies.get(repr(player), -1) + 1
-                bots.append(_sealed(pool, seat, player, label, key=strategy_key(seed, game, seat), seed=seed,
+                portable = portable_spec(player)
+                copy = copies[entrant(portable)] = copies.get(entrant(portable), -1) + 1  # as the pool tells them
+                bots.append(_sealed(pool, seat, portable, label, key=strategy_key(seed, game, seat), seed=seed,
                                     game=game, copy=copy))  # fmt: skip
             else:
                 bots.append(_built(player, seat, label, seed=seed, game=game))
@@ -317,10 +312,10 @@ def _built(spec: Spec, seat: int, label: str, *, seed: int, game: int) -> Strate
 
 
 def _sealed(
-    pool: SealedPool, seat: int, spec: Spec, label: str, *, key: int, seed: int, game: int, copy: int = 0
+    pool: SealedPool, seat: int, spec: dict[str, Any], label: str, *, key: int, seed: int, game: int, copy: int = 0
 ) -> Strategy:
     try:
-        return pool.bot(seat, portable_spec(spec), key=key, copy=copy)
+        return pool.bot(seat, spec, key=key, copy=copy)
     except SealedError as error:
         what = f"raised {error.raised} as it was built: {error}" if error.raised else f"{error} as it was built"
         what = f"seat {seat} ({label}), sealed, {what}"

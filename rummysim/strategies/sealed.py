@@ -187,18 +187,16 @@ class BotProcess:
         while len(data) < n:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([self.stdout_fd], [], [], max(min(left, CPU_LOOK), 0.0))
-            if ready:
-                pass
-            elif clock.readable and clock.used() > limit:
-                self.close()
-                raise SealedError(f"took longer than the time limit of {limit:g} s per decision in {decision}: more "
-                                  f"than {limit:g} s of CPU {SET_LIMIT}")  # fmt: skip
-            elif time.monotonic() >= deadline:
-                self.close()
-                held = f": {wall:.1f} s of the wall clock, its backstop" if clock.readable else ""
-                raise SealedError(f"took longer than the time limit of {limit:g} s per decision in {decision}{held} "
-                                  f"{SET_LIMIT}")  # fmt: skip
-            else:
+            if not ready:
+                if clock.readable and clock.used() > limit:
+                    self.close()
+                    raise SealedError(f"took longer than the time limit of {limit:g} s per decision in {decision}: "
+                                      f"more than {limit:g} s of CPU {SET_LIMIT}")  # fmt: skip
+                if time.monotonic() >= deadline:
+                    self.close()
+                    held = f": {wall:.1f} s of the wall clock, its backstop" if clock.readable else ""
+                    raise SealedError(f"took longer than the time limit of {limit:g} s per decision in {decision}"
+                                      f"{held} {SET_LIMIT}")  # fmt: skip
                 continue
             chunk = os.read(self.stdout_fd, n - len(data))
             if not chunk:
@@ -294,7 +292,7 @@ def relay(fd: int, process: BotProcess) -> None:
                 continue
             *lines, pending = (pending + chunk).split(b"\n")
             if total > OUTPUT_BYTES:
-                lines, pending, cut = lines, b"", True
+                pending, cut = b"", True
             for line in lines:
                 _say(process, line)
             if cut:
@@ -322,6 +320,11 @@ def check_sealed(spec: Mapping[str, Any], *, sandboxed: bool) -> None:
         process.close()
 
 
+def entrant(spec: Mapping[str, Any]) -> str:
+    """Return who a portable spec is, as the pool tells its processes apart: the spec, as canonical JSON."""
+    return json.dumps(dict(spec), sort_keys=True, default=str)
+
+
 class SealedPool:
     """The processes of a worker's sealed bots, one per entrant (its spec) and copy; close it (or use ``with``)."""
 
@@ -338,11 +341,11 @@ class SealedPool:
         nothing one entrant leaves in its process (a hook, a thread, a file) meets another's bot. `copy` tells
         apart the processes of a spec seated more than once at one table (the second, the third, ...).
         """
-        entrant = (json.dumps(dict(spec), sort_keys=True, default=str), copy)
-        process = self.processes.get(entrant)
+        key_ = (entrant(spec), copy)
+        process = self.processes.get(key_)
         if process is None or process.process.poll() is not None:
             files = sandbox.bot_files(spec) if self.sandboxed else None
-            process = self.processes[entrant] = BotProcess(time_limit=self.time_limit, files=files)
+            process = self.processes[key_] = BotProcess(time_limit=self.time_limit, files=files)
         return Sealed(process, dict(spec), key=key, seat=slot)
 
     def close(self) -> None:
