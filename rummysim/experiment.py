@@ -101,7 +101,7 @@ def _check_plugins(drafts: Sequence[_Draft], isolate: bool, where: str) -> None:
     """Check the plug-in bots of every condition that plays them in this process (imported, as they will be).
 
     A sealed condition's plug-ins are never imported here, not even to be checked: their file is a stranger's
-    code, checked inside its sandbox before play (`check_sealed_players`).
+    code, checked inside its sandbox before play (`rummysim.plugins.check_players`).
     """
     for draft in drafts:
         if (isolate if draft.isolate is None else draft.isolate) is True:
@@ -232,7 +232,8 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         drafts, factors = _on_grid(data["grid"], drafts, lineup, where)
     if not drafts:
         drafts = [_Draft("default", {}, {}, lineup, "")]
-    _check_plugins(drafts, _flag(data.get("isolate", False), "isolate", where), where)
+    isolate = _flag(data.get("isolate", False), "isolate", where)
+    _check_plugins(drafts, isolate, where)
     seating = check_seating(data.get("seating", DEFAULT_SEATING), f"{where}: seating")
     conditions = tuple(_condition(base, draft, where, seating) for draft in drafts)
     check_names((p for c in conditions for p in c.players), where=f"{where}: players")  # as `run` does
@@ -247,7 +248,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         conditions=conditions,
         description=_text(data.get("description"), "description", where),
         time_limit=_time_limit(data.get("time_limit"), where),
-        isolate=_flag(data.get("isolate", False), "isolate", where),
+        isolate=isolate,
         sandbox=_flag(data.get("sandbox", True), "sandbox", where),
         engine=check_engine(data.get("engine", "auto"), f"{where}: engine"),
         margin=check_margin(data.get("margin"), f"{where}: margin"),

@@ -42,8 +42,7 @@ def check_sandbox(experiment: Experiment) -> None:
 def warnings_of(experiment: Experiment) -> list[str]:
     """Return what an organiser should know before sealed bots play: no sandbox, or a public seed (one line each;
     `validate` and `run` print them)."""
-    sealed = [c.name for c in experiment.conditions if experiment.isolates(c)]
-    if not sealed:
+    if not any(experiment.isolates(c) for c in experiment.conditions):
         return []
     said = []
     if not experiment.sandbox:

@@ -100,6 +100,12 @@ def _clause(analysis: Analysis, v: Verdict, *, fair_share: bool, first: Comparis
     return f"{said} ({'; '.join(notes)})" if notes else said
 
 
+def _clauses(analysis: Analysis, found: Sequence[Verdict], *, first: Comparison | None = None) -> list[str]:
+    """Return the clauses of verdicts in one sentence, the fair share said once, beside its last edge (`_clause`)."""
+    last_edge = max((i for i, v in enumerate(found) if v.measure.name in EDGE_OF), default=-1)
+    return [_clause(analysis, v, fair_share=i == last_edge, first=first) for i, v in enumerate(found)]
+
+
 def _opponents(analysis: Analysis, comp: Comparison) -> str:
     """Return who the measured strategy plays against: ``two greedy``."""
     words = lineup_words(analysis.experiment.condition(comp.other))
@@ -116,13 +122,11 @@ def in_short(analysis: Analysis, found: Sequence[Verdict]) -> str:
     mine = [v for v in found if v.comparison is first or (group_words(analysis, v.comparison) == rules
                                                           and v.measure.name in ("order", "strength"))]  # fmt: skip
     changed = [v for v in mine if v.answer not in NOT_SHOWN]
-    last_edge = max((i for i, v in enumerate(changed) if v.measure.name in EDGE_OF), default=-1)
-    shown = [_clause(analysis, v, fair_share=i == last_edge, first=first) for i, v in enumerate(changed)]
+    shown = _clauses(analysis, changed, first=first)
     small = [v for v in changed if v.answer is Answer.SMALL]
     if len(" ".join(shown).split()) > WORDS - 15 and len(small) > 1:  # too long: the small changes named together
         changed = [v for v in changed if v.answer is not Answer.SMALL]
-        last_edge = max((i for i, v in enumerate(changed) if v.measure.name in EDGE_OF), default=-1)
-        shown = [_clause(analysis, v, fair_share=i == last_edge, first=first) for i, v in enumerate(changed)]
+        shown = _clauses(analysis, changed, first=first)
         shown.append(f"small changes in {_joined([_unshown(v) for v in small])}")
     lineup = lineup_words(analysis.experiment.condition(first.other))
     head = f"**In short**: with {rules[0]} instead of {rules[1]} ({lineup})"
@@ -177,8 +181,7 @@ def other_sizes(analysis: Analysis, found: Sequence[Verdict]) -> str:
     head = "The table size matters" if any(apart(v) for vs in others.values() for v in vs) else "At other table sizes"
     clauses = []
     for n, vs in sorted(others.items()):
-        last_edge = max((i for i, v in enumerate(vs) if v.measure.name in EDGE_OF), default=-1)
-        said = _joined([_clause(analysis, v, fair_share=i == last_edge) for i, v in enumerate(vs)])
+        said = _joined(_clauses(analysis, vs))
         clauses.append(
             f"at {n} players ({lineup_words(analysis.experiment.condition(vs[0].comparison.other))}), {said}"
         )

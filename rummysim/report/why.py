@@ -36,9 +36,9 @@ def reasons(analysis: Analysis, comparisons: Iterable[Comparison]) -> dict[int, 
     said once is "as above" after, with the comparison's own figures."""
     said: dict[int, str] = {}
     told: set[str] = set()
-    for comp in comparisons:
+    for comp in {id(c): c for c in comparisons}.values():  # each comparison once, though several verdicts name it
         found = reason(analysis, comp)
-        if found is not None and id(comp) not in said:
+        if found is not None:
             key, mechanism, figures = found
             if key in told and figures:
                 said[id(comp)] = f"*Why*: as above; {figures}."
