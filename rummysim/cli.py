@@ -17,8 +17,15 @@ from rummysim.console import one_line_errors as _one_line_errors
 from rummysim.console import stopped, write_report
 from rummysim.rules import Rules
 from rummysim.specs import strategy_name
+from rummysim.tournament_commands import commit, nonce
 from rummysim.version import __version__
 from rummysim.watch_and_play import DEBUG, play, replay
+
+NONCES = (
+    "A seed nobody chose (docs/tournaments.md): the file of the entries' revealed nonces, a line bot: nonce "
+    "for each entry under seed.entries."
+)
+SECRET = "A seed nobody chose: the organiser's secret, as rummysim commit kept it. [default: FILE with .secret]"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -97,6 +104,8 @@ def main() -> None:
     "--no-strong", is_flag=True,
     help="Leave out the checks with strong players (strong: true conditions): a quick look at the question alone.",
 )  # fmt: skip
+@click.option("--nonces", type=click.Path(dir_okay=False), default=None, help=NONCES)
+@click.option("--secret", type=click.Path(dir_okay=False), default=None, help=SECRET)
 @click.option("--debug", is_flag=True, help=DEBUG)
 @_one_line_errors
 def run(
@@ -118,6 +127,8 @@ def run(
     no_sandbox: bool,
     no_report: bool,
     no_strong: bool,
+    nonces: str | None,
+    secret: str | None,
     debug: bool,
 ) -> None:
     """Play the experiment in FILE and write its tables and report to OUT/<name>/.
@@ -142,7 +153,7 @@ def run(
             experiment, out=out, n_jobs=jobs, games=games, seed="secret" if secret_seed else seed, backend=backend,
             scheduler=scheduler,
             chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate, engine=engine,
-            sandbox=not no_sandbox, strong=not no_strong,
+            sandbox=not no_sandbox, strong=not no_strong, nonces=nonces, secret=secret,
         )  # fmt: skip
         click.echo(str(results.folder))
         if not no_report:
@@ -271,8 +282,10 @@ def dataset(results_dir: str, out: str | None) -> None:
 @click.option("--pilot", "pilot_games", type=int, default=300, show_default=True,
               help="With precision: in the file, play this many games a condition to estimate the games needed "
               "(0: skip).")  # fmt: skip
+@click.option("--nonces", type=click.Path(dir_okay=False), default=None, help=NONCES)
+@click.option("--secret", type=click.Path(dir_okay=False), default=None, help=SECRET)
 @_one_line_errors
-def validate(experiment_file: str, pilot_games: int) -> None:
+def validate(experiment_file: str, pilot_games: int, nonces: str | None, secret: str | None) -> None:
     """Check the experiment in FILE without running it; print its conditions.
 
     With ``precision:`` in the file, a short pilot estimates the games each condition
@@ -292,11 +305,21 @@ def validate(experiment_file: str, pilot_games: int) -> None:
 
     whole_number_within(pilot_games, name="--pilot", low=0, high=MAX_GAMES)  # checked even where no pilot plays
     experiment = load_experiment(experiment_file)
+    if experiment.commitments is not None and nonces is not None:
+        from rummysim.runner import revealed_seed
+
+        experiment = revealed_seed(experiment, nonces=nonces, secret=secret)
     check_players(experiment)  # a sealed plug-in in its sandbox: its file never runs here
     for line in warnings_of(experiment):
         click.echo(f"rummysim: {line}", err=True)
     choices = [choose_engine(experiment, c, load=False) for c in experiment.conditions]  # says which, without compiling
     click.echo(f"{experiment_file}: valid: {experiment.name}: {experiment.question}")
+    if experiment.commitments is not None:
+        click.echo(
+            f"  seed: nobody chose it: the organiser's secret (SHA-256 {experiment.commitments.secret_sha256[:16]}...) "
+            f"and {experiment.commitments.nonces_text}"
+            + (", revealed and checked" if experiment.commitments.revealed else "; reveal them with --nonces FILE")
+        )
     against = {other: (ref, paired) for ref, other, paired in plan(experiment.conditions)}
     for condition, choice in zip(experiment.conditions, choices, strict=True):
         players = ", ".join(strategy_name(p["strategy"]) for p in condition.players)
@@ -427,5 +450,7 @@ def bench(
 
 
 # watch a hand of a run, play against the bots (docs/watch-and-play.md)
+main.add_command(commit)
+main.add_command(nonce)
 main.add_command(replay)
 main.add_command(play)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rummysim.commitments import Commitments, check_commitments, check_revealed
 from rummysim.errors import ConfigError, nearest, whole_number
 from rummysim.excerpt import excerpt, key_text
 from rummysim.limits import MAX_GAMES, whole_number_within
@@ -196,6 +197,9 @@ class Experiment:
     """The question's measures (``measures:``, `rummysim.measures`): the planned comparisons. Never changes results."""
     grid: dict[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict)
     """The grid's factors: rule setting -> its levels, the first the reference (``grid:``); empty if none."""
+    commitments: Commitments | None = None
+    """A seed nobody chose (`rummysim.commitments`): the organiser's and the entries' commitments, and once
+    revealed the seed they give; None for a seed the file or the run gives."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the resolved experiment (every default filled in), as plain values."""
@@ -203,7 +207,7 @@ class Experiment:
             "name": self.name,
             "question": self.question,
             "description": self.description,
-            "seed": seed_text(self.seed),
+            "seed": self.commitments.to_dict() if self.commitments else seed_text(self.seed),
             "games": self.games,
             "time_limit": self.time_limit,
             "isolate": self.isolate,
@@ -290,6 +294,7 @@ class Experiment:
             changes["precision"], changes["max_games"] = {}, None
         if seed is not None:
             changes["seed"] = check_seed(seed, name="command line: --seed")
+            changes["commitments"] = None  # a seed given on the command line is not the committed one
         if not strong:
             conditions = changes.get("conditions", self.conditions)
             kept = tuple(c for c in conditions if not c.strong)
@@ -364,10 +369,12 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
     if not isinstance(conditions, list) or not conditions:
         raise ConfigError(f"{where}.conditions: expected a list of conditions, got {excerpt(conditions)}")
     time_limit = data.get("time_limit")
+    seed, commitments = _recorded_seed(manifest, _field(data, "seed", where), source=source)
     return Experiment(
         name=str(_field(data, "name", where)),
         question=str(data.get("question") or ""),
-        seed=_recorded_seed(manifest, _field(data, "seed", where), source=source),
+        seed=seed,
+        commitments=commitments,
         games=whole_number(_field(data, "games", where), name=f"{where}.games", low=1),
         conditions=tuple(
             _condition(c, f"{where}.conditions[{i}]", written_by=written_by) for i, c in enumerate(conditions)
@@ -388,11 +395,30 @@ def from_manifest(manifest: Mapping[str, Any], *, source: str) -> Experiment:
     )
 
 
-def _recorded_seed(manifest: Mapping[str, Any], seed: Any, *, source: str) -> int:
-    """Return the seed a manifest records: its number, or its secret (revealed, or kept beside it) checked."""
+def _recorded_seed(manifest: Mapping[str, Any], seed: Any, *, source: str) -> tuple[int, Commitments | None]:
+    """Return the seed a manifest records, and its commitments if nobody chose it, each checked.
+
+    The seed is its number, or its secret (revealed, or kept beside it) checked against its
+    commitment; a seed nobody chose is derived again from the secret and nonces the manifest
+    reveals (`rummysim.commitments`), and must be that secret.
+    """
+    if isinstance(seed, Mapping):
+        commitments = check_commitments(
+            seed, where=f"{source}: experiment", seated=[str(k) for k in seed.get("entries") or {}]
+        )
+        secret = recorded(manifest, source=source)
+        if "revealed" not in manifest:
+            return secret, commitments  # a run not finished: its seed is kept beside it, the reveal to come
+        commitments = check_revealed(commitments, manifest["revealed"], source=source)
+        if commitments.seed != secret:
+            raise ConfigError(
+                f"{source}: the secret and nonces it reveals give the seed {commitments.seed.commitment[:16]}..., "
+                f"not the {secret.commitment[:16]}... it was played under; the results cannot be trusted"
+            )
+        return secret, commitments
     if seed == SECRET:
-        return recorded(manifest, source=source)
-    return int(whole_number(seed, name=f"{source}: experiment.seed", low=0))
+        return recorded(manifest, source=source), None
+    return int(whole_number(seed, name=f"{source}: experiment.seed", low=0)), None
 
 
 def check_streams(version: int, *, folder: object, cannot: str) -> None:

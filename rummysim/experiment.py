@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from rummysim.commitments import check_commitments
 from rummysim.design import (
     Condition,
     Experiment,
@@ -34,6 +35,7 @@ from rummysim.measures import SKILL
 from rummysim.rules import FIELDS, Rules, check_setting
 from rummysim.seating import DEFAULT_SEATING, check_seating
 from rummysim.secret_seed import check_seed
+from rummysim.seeding import Secret
 from rummysim.specs import check_names, strategy_label
 from rummysim.strategies import check_strategy
 from rummysim.strategies.registry import builtin, plugin_shape
@@ -216,7 +218,8 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     where = source
     data = _top_level(data, where)
     name, question = _name(data["name"], where), _question(data["question"], where)
-    seed = check_seed(data["seed"], name=f"{where}: seed")
+    committed = isinstance(data["seed"], Mapping)  # a seed nobody chose: read once the lineups are (below)
+    seed = Secret() if committed else check_seed(data["seed"], name=f"{where}: seed")
     games = whole_number_within(data["games"], name=f"{where}: games", low=1, high=MAX_GAMES)
     lineup = _players(data["players"], "players", where)
     base = _settings(_mapping(data.get("rules"), "rules", where), "rules.", where)
@@ -237,6 +240,8 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
     seating = check_seating(data.get("seating", DEFAULT_SEATING), f"{where}: seating")
     conditions = tuple(_condition(base, draft, where, seating) for draft in drafts)
     check_names((p for c in conditions for p in c.players), where=f"{where}: players")  # as `run` does
+    seated = list(dict.fromkeys(strategy_label(p) for c in conditions for p in c.players if builtin(p) is None))
+    commitments = check_commitments(data["seed"], where=where, seated=seated) if committed else None
     measures = check_measures(data.get("measures"), f"{where}: measures")
     sizing = _sizing(data, conditions, games, where)
     _check_sized_measures_are_planned(sizing["precision"], measures, where)
@@ -244,6 +249,7 @@ def parse_experiment(data: Any, *, source: str = "<experiment>") -> Experiment:
         name=name,
         question=question,
         seed=seed,
+        commitments=commitments,
         games=games,
         conditions=conditions,
         description=_text(data.get("description"), "description", where),

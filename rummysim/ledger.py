@@ -8,6 +8,12 @@ that is gone is named in a one-line notice and played again (its games are fixed
 seed), and a chunk on disk with no line (the run stopped between the rename and the
 append) is played again quietly. So no chunk is merged unless its bytes are the bytes
 written. A torn last line (the run stopped mid-append) is dropped when the ledger is read.
+
+Under a secret seed each line also names the SHA-256 of the seed its chunk was played
+under (``"seed_sha256"``, `seeds`): a run resumed under another secret (its ``.secret``
+and ``run.json`` swapped mid-run) finds chunks that name another commitment and refuses
+(`rummysim.resume.check_seeds`), and the manifest keeps every chunk's (``chunk_seeds``)
+for `rummysim verify`.
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ class Ledger:
     def __init__(self, folder: Path) -> None:
         self.path = folder / LEDGER
         self.records: dict[str, Record] = {}
+        self.seeds: dict[str, str] = {}
+        """Each chunk's seed commitment, under a secret seed (none for a public seed)."""
         if self.path.exists():
             for line in self.path.read_text().splitlines():
                 try:
@@ -58,18 +66,27 @@ class Ledger:
                     self.records[str(entry["chunk"])] = entry["tables"]
                 except (ValueError, KeyError, TypeError):  # a torn line: its chunk is played again
                     continue
+                if isinstance(entry.get("seed_sha256"), str):
+                    self.seeds[str(entry["chunk"])] = entry["seed_sha256"]
 
-    def add(self, chunk_id: str, record: Record) -> None:
-        """Append a finished chunk's record (after the chunk is in place)."""
+    def add(self, chunk_id: str, record: Record, *, seed: str | None = None) -> None:
+        """Append a finished chunk's record (after the chunk is in place), with its seed's commitment if secret."""
         with open(self.path, "a") as handle:
-            handle.write(json.dumps({"chunk": chunk_id, "tables": record}, sort_keys=True) + "\n")
+            handle.write(self._line(chunk_id, record, seed))
         self.records[chunk_id] = record
+        if seed is not None:
+            self.seeds[chunk_id] = seed
+
+    @staticmethod
+    def _line(chunk_id: str, record: Record, seed: str | None) -> str:
+        entry = {"chunk": chunk_id, "tables": record, **({"seed_sha256": seed} if seed is not None else {})}
+        return json.dumps(entry, sort_keys=True) + "\n"
 
     def rewrite(self) -> None:
         """Write the ledger again with only its current records (drops torn lines and forgotten chunks)."""
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
         try:
-            lines = (json.dumps({"chunk": c, "tables": r}, sort_keys=True) + "\n" for c, r in self.records.items())
+            lines = (self._line(c, r, self.seeds.get(c)) for c, r in self.records.items())
             tmp.write_text("".join(lines))
             os.replace(tmp, self.path)
         finally:
@@ -92,6 +109,7 @@ class Ledger:
             if record is not None:
                 notice(chunk_id, problem)
                 del self.records[chunk_id]
+                self.seeds.pop(chunk_id, None)
             shutil.rmtree(chunk_dir / chunk_id, ignore_errors=True)
         self.rewrite()
         return good

@@ -15,7 +15,8 @@ anything trusts it:
   the manifest's; the fingerprint recorded must be the one of the experiment it records
   (`rummysim.design.Experiment.fingerprint`), the seed in ``seeds`` and ``overrides`` the
   experiment's; each table's rows must be the file's (its Parquet footer) and games.parquet's
-  the experiment's games times their seats.
+  the experiment's games times their seats; under a secret seed, every chunk's seed (``chunk_seeds``)
+  the one the manifest reveals (a secret swapped mid-run is refused without a replay).
 
 A manifest written before rummysim sealed its manifests has no ``manifest_sha256``: it is
 read with the other checks (`rummysim verify` says its own checksum could not be checked).
@@ -60,6 +61,8 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "precision": ((dict,), "an object"),
     "libraries": ((dict,), "an object"),
     "plugins": ((dict,), "an object"),
+    "revealed": ((dict,), "an object"),
+    "chunk_seeds": ((dict,), "an object"),
     CHECKSUM: ((str,), "a string"),
 }
 """The type of each key this version writes and reads (the others are provenance, never read as data)."""
@@ -176,8 +179,20 @@ def check_manifest(manifest: Mapping[str, Any], experiment: Recorded, folder: Pa
         if isinstance(record, Mapping) and "seed" in record and record["seed"] != seed_text(experiment.seed):
             problems.append(f"{source}: {key}.seed {str(record['seed'])[:20]} is not its experiment's seed, "
                             f"{seed_text(experiment.seed)}: the seed was edited")  # fmt: skip
+    problems += _check_chunk_seeds(manifest, source)
     problems += _check_rows(manifest, folder, game_rows=game_rows)
     return problems
+
+
+def _check_chunk_seeds(manifest: Mapping[str, Any], source: Path) -> list[str]:
+    """Return the chunks a secret-seed run records as played under another seed than the one it reveals."""
+    seeds = manifest.get("chunk_seeds") or {}
+    return [
+        f"{source}: chunk_seeds: chunk {str(chunk)[:40]} was played under the secret seed {str(seed)[:16]}..., not "
+        f"{str(manifest.get('secret_sha256'))[:16]}... that the manifest reveals: the secret was changed mid-run"
+        for chunk, seed in seeds.items()
+        if seed != manifest.get("secret_sha256")
+    ]
 
 
 def _check_rows(manifest: Mapping[str, Any], folder: Path, *, game_rows: int) -> list[str]:

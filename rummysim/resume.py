@@ -33,7 +33,7 @@ from rummysim.results import (
     write_text_atomic,
 )
 from rummysim.secret_seed import SECRET_FILE, commitment_fields, keep
-from rummysim.seeding import STREAMS
+from rummysim.seeding import STREAMS, Secret
 from rummysim.version import __version__
 
 STATE = "run.json"
@@ -102,7 +102,13 @@ def prepare(folder: Path, experiment: Experiment, *, force: bool) -> Experiment:
                 shutil.rmtree(path)
             elif path.exists():
                 path.unlink()
-    experiment = dataclasses.replace(experiment, seed=keep(folder, experiment.seed, state))
+    kept = keep(folder, experiment.seed, state)
+    if experiment.commitments is not None and kept != experiment.seed:
+        raise ConfigError(
+            f"{folder / SECRET_FILE}: keeps another secret than the committed secret and the revealed nonces give: the "
+            f"run's secret was changed; {FORCE} under the committed seed"
+        )
+    experiment = dataclasses.replace(experiment, seed=kept)
     record_start(folder, experiment)
     remove_leftovers(folder)
     return experiment
@@ -142,11 +148,38 @@ def reopen(folder: Path, experiment: Experiment, played: dict[str, int]) -> None
     ledger.records.clear()
     for chunk_id, record in split_tables(folder, chunk_dir, ids, kinds).items():
         ledger.records[chunk_id] = record
+        if isinstance(experiment.seed, Secret):  # the finished run's seed, checked as its manifest was read
+            ledger.seeds[chunk_id] = experiment.seed.commitment
     ledger.rewrite()
     drop_dataset(folder)
     (folder / MANIFEST).unlink()
     for kind in kinds:
         (folder / f"{kind}.parquet").unlink()
+
+
+def seed_mark(experiment: Experiment) -> str | None:
+    """Return what the ledger records of the seed a chunk is played under: its commitment if secret, else None."""
+    return experiment.seed.commitment if isinstance(experiment.seed, Secret) else None
+
+
+def check_seeds(ledger: Ledger, experiment: Experiment, chunk_dir: Path) -> None:
+    """Raise `ConfigError` if a chunk was played under another secret seed than this run's (swapped mid-run)."""
+    mark = seed_mark(experiment)
+    if mark is None:
+        return
+    for chunk_id in sorted(ledger.records):
+        if ledger.seeds.get(chunk_id) != mark:
+            other = ledger.seeds.get(chunk_id)
+            raise ConfigError(
+                f"{chunk_dir / chunk_id}: was played under "
+                + (
+                    f"a secret seed whose SHA-256 is {other[:16]}..."
+                    if other
+                    else "a seed its ledger line does not name"
+                )
+                + f", and this run's is {mark[:16]}...: the secret was changed mid-run, so these results cannot be "
+                f"trusted; {FORCE} under one secret"
+            )
 
 
 def fit_chunks(done: set[str], experiment: Experiment, chunk_dir: Path, ledger: Ledger) -> set[str]:
@@ -161,7 +194,7 @@ def fit_chunks(done: set[str], experiment: Experiment, chunk_dir: Path, ledger: 
         elif start < games:
             cut = chunk_name(number, start, games)
             with writing(chunk_dir, "writing chunks"):
-                ledger.add(cut, trim_chunk(chunk_dir, chunk_id, cut, games))
+                ledger.add(cut, trim_chunk(chunk_dir, chunk_id, cut, games), seed=ledger.seeds.get(chunk_id))
             kept.add(cut)
     return kept
 
@@ -186,6 +219,7 @@ def open_chunks(experiment: Experiment, folder: Path, chunk_dir: Path) -> tuple[
         record_start(folder, experiment)  # this wave's games, for a replay if a bot stops it
         chunk_dir.mkdir(exist_ok=True)
         ledger = Ledger(folder)
+    check_seeds(ledger, experiment, chunk_dir)
     done = fit_chunks(
         prove_chunks(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
     )  # only chunks that prove themselves

@@ -12,12 +12,13 @@ size or backend.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import platform
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,10 +27,12 @@ import rummysim.compiled as compiled
 import rummysim.precision as precision
 import rummysim.provenance as provenance
 from rummysim.chunks import default_chunk_games, execute, plan
+from rummysim.commitments import DOCS, read_secret, reveal, secret_path
 from rummysim.design import Experiment
 from rummysim.engine_choice import Choice, choose_engine
 from rummysim.errors import BotError, ConfigError, DiskError, whole_number
 from rummysim.experiment import load_experiment
+from rummysim.experiment_file import read_experiment_file
 from rummysim.ledger import LEDGER, Ledger, chunk_span
 from rummysim.measures import MEASURES
 from rummysim.plugins import check_players, check_sandbox, plugin_sources, warnings_of
@@ -52,6 +55,7 @@ from rummysim.resume import (
     prepare,
     prove_chunks,
     reopen,
+    seed_mark,
     writing,
 )
 from rummysim.resume import FORCE as FORCE  # defined there, importable from here as before
@@ -60,7 +64,7 @@ from rummysim.resume import STATE as STATE
 from rummysim.run_options import check_run_options
 from rummysim.secret_seed import commitment_fields, forget
 from rummysim.seeding import STREAMS, Secret
-from rummysim.specs import check_names
+from rummysim.specs import check_names, strategy_name
 from rummysim.strategies.registry import builtin
 from rummysim.version import __version__
 
@@ -85,6 +89,8 @@ def run_experiment(
     engine: str | None = None,
     sandbox: bool = True,
     strong: bool = True,
+    nonces: str | Path | Mapping[str, Any] | None = None,
+    secret: str | Path | None = None,
 ) -> Results:
     """Play an experiment and write its tables to ``<out>/<name>/``; return the `Results`.
 
@@ -98,13 +104,18 @@ def run_experiment(
     the file's ``engine:`` (`rummysim.engine_choice`). Sealed bots run in the sandbox
     (`rummysim.strategies.sandbox`); where it cannot be had the run refuses, unless `sandbox` is False
     (or ``sandbox: false`` in the file). The tables are the same either way. `strong` false leaves
-    out the checks with strong players (``strong: true`` conditions), for a quick look.
+    out the checks with strong players (``strong: true`` conditions), for a quick look. A seed nobody
+    chose (`rummysim.commitments`) is revealed by the entries' `nonces` (a file of bot: nonce, or the
+    mapping) and the organiser's `secret` (the file `rummysim commit` wrote; by default beside the
+    experiment file), each checked against its commitment before anything is written.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
     experiment = experiment.with_overrides(
         games=games, seed=seed, isolate=isolate, engine=engine, sandbox=sandbox, strong=strong
     )
+    if experiment.commitments is not None and not experiment.commitments.revealed:
+        experiment = revealed_seed(experiment, nonces=nonces, secret=secret)
     check_sandbox(experiment)
     check_players(experiment)  # each plug-in where it plays, a sealed one in its sandbox, before anything is written
     for line in warnings_of(experiment):
@@ -122,7 +133,11 @@ def run_experiment(
     with lock(folder):
         with writing(folder, "preparing the results folder", then=AGAIN):
             experiment = prepare(folder, experiment, force=force)
-        if isinstance(experiment.seed, Secret):
+        if experiment.commitments is not None:
+            committed = experiment.commitments
+            _say(f"seed nobody chose: drawn from the secret committed as {committed.secret_sha256[:16]}... "
+                 f"and {committed.nonces_text}; its SHA-256 is {committed.seed.commitment}")  # fmt: skip
+        elif isinstance(experiment.seed, Secret):
             _say(f"secret seed: its SHA-256 is {experiment.seed.commitment} (in {folder / STATE}); "
                  "the manifest reveals the seed when the run finishes")  # fmt: skip
             if _in_process_plugins(experiment):
@@ -135,6 +150,26 @@ def run_experiment(
         if isinstance(experiment.seed, Secret):
             forget(folder)  # the manifest reveals it now: an extension reads it there
         return results
+
+
+def revealed_seed(
+    experiment: Experiment, *, nonces: str | Path | Mapping[str, Any] | None, secret: str | Path | None
+) -> Experiment:
+    """Return the experiment under the seed its commitments give once revealed (`rummysim.commitments.reveal`)."""
+    assert experiment.commitments is not None
+    if nonces is None:
+        raise ConfigError(
+            f"{experiment.source}: seed: a seed nobody chose is drawn from the committed secret and the entries' "
+            f"nonces: give the revealed nonces (--nonces FILE, a line bot: nonce for each entry; {DOCS})"
+        )
+    source = str(nonces) if not isinstance(nonces, Mapping) else "nonces"
+    revealed = nonces if isinstance(nonces, Mapping) else read_experiment_file(nonces)
+    if not isinstance(revealed, Mapping):
+        raise ConfigError(f"{source}: expected a mapping of each entry's bot to its nonce ({DOCS})")
+    revealed = {strategy_name(str(k)): v for k, v in revealed.items()}
+    kept = read_secret(secret if secret is not None else secret_path(experiment.source))
+    commitments = reveal(experiment.commitments, secret=kept, nonces=revealed, source=source)
+    return dataclasses.replace(experiment, seed=commitments.seed, commitments=commitments)
 
 
 def _in_process_plugins(experiment: Experiment) -> bool:
@@ -264,6 +299,8 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
         hands_played=hands_played, resumed=resumed, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
         chunk_games=chunk_games,
     )  # fmt: skip
+    if seed_mark(experiment) is not None:  # which seed each chunk was played under, for `rummysim verify`
+        manifest["chunk_seeds"] = {c: ledger.seeds[c] for c in sorted(done)}
     with writing(folder, "writing the manifest"):
         write_manifest(folder, manifest)
         shutil.rmtree(chunk_dir)
@@ -304,7 +341,7 @@ def _play_chunks(
             sizes = {c.id: c.stop - c.start for c in todo}
             for chunk_id, tables, n_hands in execute(todo, backend=backend, n_jobs=n_jobs, scheduler=scheduler):
                 with writing(chunk_dir, "writing chunks"):
-                    ledger.add(chunk_id, write_chunk(chunk_dir, chunk_id, tables))
+                    ledger.add(chunk_id, write_chunk(chunk_dir, chunk_id, tables), seed=seed_mark(experiment))
                 hands_played += n_hands
                 progress.update(sizes[chunk_id], n_hands)
             done = fit_chunks(
@@ -340,6 +377,7 @@ def _manifest(
         },
         "seeds": provenance.seeds(experiment.seed),
         **commitment_fields(experiment.seed, reveal=True),
+        **({"revealed": experiment.commitments.reveal_record()} if experiment.commitments else {}),
         "started": started.isoformat(timespec="seconds"),
         "seconds": round(seconds, 3),
         "hands_played_this_run": hands_played,

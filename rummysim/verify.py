@@ -134,6 +134,12 @@ def _load(folder: Path, result: Verification) -> tuple[dict[str, Any], Experimen
     manifest = results.manifest
     result.problems += check_manifest(manifest, experiment, folder, game_rows=game_rows(experiment))
     result.checked.append("manifest")
+    if experiment.commitments is not None:  # derived again as the manifest was read (rummysim.commitments)
+        result.checked.append(
+            f"the seed (derived again from the committed secret and {experiment.commitments.nonces_text})"
+        )
+    if manifest.get("chunk_seeds"):
+        result.checked.append(f"each of {len(manifest['chunk_seeds'])} chunks played under the seed revealed")
     if CHECKSUM not in manifest:
         version = manifest.get("rummysim_version", "unknown")
         result.unchecked.append(f"the manifest's own checksum (written by rummysim {version}, before it sealed them)")
