@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from test_cli_experiments import assert_nothing_written, assert_one_line_error, run_args, write
 
@@ -337,3 +338,29 @@ def test_a_file_that_is_not_utf8_names_the_byte(runner, tmp_path):
     path.write_bytes(TINY.encode() + b"description: \xff\n")
     message = f"{path}: cannot be read as UTF-8 text (byte {len(TINY) + 13} is not UTF-8)"
     assert_one_line_error(runner.invoke(main, ["validate", str(path)]), message)
+
+
+HOSTILE_TEXT = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"> & "x"'
+
+
+def test_a_hostile_question_description_and_bot_name_are_text_in_report_html(tmp_path):
+    """Issue 43 part 5: a manifest someone hands you cannot run script in your browser through report.html."""
+    import html as html_module
+
+    from rummysim.report import build_report
+    from rummysim.runner import run_experiment
+
+    bot_file = tmp_path / '<img src=x onerror="alert(1)">.py'
+    bot_file.write_text("from rummysim.strategies.greedy import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
+    spec = {"name": "hostile", "question": HOSTILE_TEXT, "description": HOSTILE_TEXT, "seed": 1, "games": 6,
+            "players": [f"{bot_file}:Bot", "greedy"],
+            "conditions": {"basic": {"description": HOSTILE_TEXT},
+                           "ace_high": {"rules": {"ace": "high_or_low"}}}}  # fmt: skip
+    path = tmp_path / "hostile.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    results = run_experiment(path, out=tmp_path / "out", n_jobs=1, quiet=True)
+    text = build_report(results.folder).html.read_text()
+    assert "pwned" in text and "onerror" in text  # the texts are shown ...
+    assert HOSTILE_TEXT not in text and "<img src=x" not in text  # ... as text
+    assert "window.pwned = 1</script>" not in text
+    assert html_module.escape(HOSTILE_TEXT, quote=False) in text or html_module.escape(HOSTILE_TEXT) in text

@@ -32,9 +32,39 @@ HOSTILE = textwrap.dedent(
             self.sig, self.to = getattr(signal, sig), to
 
         def draw(self, view):
-            target = {"group": 0, "everyone": -1, "parent": os.getppid()}[self.to]
+            target = {"group": 0, "everyone": -1, "parent": os.getppid(), "self": os.getpid()}[self.to]
             os.kill(target, self.sig)
             return super().draw(view)
+
+    class Whispers(Greedy):
+        name = "whispers"  # a colluder signalling every process it can name but its own sandbox's (and their threads)
+
+        def draw(self, view):
+            own = {int(t) for p in os.listdir("/proc") if p.isdigit() for t in os.listdir(f"/proc/{p}/task")}
+            for target in range(1, 1000):
+                if target not in own:
+                    try:
+                        os.kill(target, signal.SIGUSR1)
+                    except OSError:
+                        pass
+            return super().draw(view)
+
+    class Counts(Greedy):
+        name = "counts"  # a colluder listening for a partner's signals: a covert channel, if any arrives
+
+        def __init__(self, *, rng=None):
+            super().__init__(rng=rng)
+            self.heard = 0
+            for sig in (signal.SIGUSR1, signal.SIGUSR2):  # not SIGCONT: the engine sends it before each request
+                signal.signal(sig, self._hear)
+
+        def _hear(self, signum, frame):
+            self.heard += 1
+
+        def discard(self, view):
+            if self.heard:
+                raise RuntimeError(f"heard {self.heard} signals from outside its sandbox")
+            return super().discard(view)
 
     class Forger(Greedy):
         name = "forger"
@@ -99,7 +129,7 @@ def _run(bots, name: str, **params: str) -> subprocess.CompletedProcess[str]:
                           start_new_session=True, cwd=bots.parent)  # fmt: skip
 
 
-@pytest.mark.parametrize("to", ["group", "everyone", "parent"])
+@pytest.mark.parametrize("to", ["group", "everyone", "parent", "self"])
 @pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM", "SIGHUP", "SIGINT", "SIGSTOP"])
 def test_no_signal_a_sealed_bot_sends_leaves_its_sandbox(bots, sig, to):
     done = _run(bots, "Signals", sig=sig, to=to)
@@ -107,6 +137,24 @@ def test_no_signal_a_sealed_bot_sends_leaves_its_sandbox(bots, sig, to):
     assert done.stdout.rstrip().endswith("the run goes on"), done.stdout
     said = done.stdout.splitlines()[0]
     assert said == "played" or (said.startswith("stopped: seat 0 (hostile.py:Signals(") and "\n" not in said)
+
+
+def test_sealed_colluders_cannot_signal_each_other(bots):
+    """Two sealed entrants at one table: one signals everyone it can reach on every draw, the other listens."""
+    code = textwrap.dedent(
+        f"""
+        from rummysim.game import play_game
+        from rummysim.strategies.sealed import SealedPool
+
+        with SealedPool(time_limit=3, sandboxed=True) as pool:
+            for game in range(3):
+                play_game(["{bots}:Whispers", "{bots}:Counts", "greedy"], seed=game, game=game, isolate=pool)
+        print("never heard")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180,
+                          start_new_session=True, cwd=bots.parent)  # fmt: skip
+    assert done.stdout.strip() == "never heard", done.stdout + done.stderr[-2000:]
 
 
 def test_what_a_sealed_bot_writes_to_its_fds_is_marked_escaped_and_capped(bots):
