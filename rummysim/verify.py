@@ -21,6 +21,7 @@ its table, condition, game, hand and seat and the rule it breaks.
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from rummysim.ledger import Ledger
 from rummysim.manifest import CHECKSUM, check_manifest
 from rummysim.replay import replay_hand
 from rummysim.results import MANIFEST, SCHEMAS, game_rows, load_results
+from rummysim.resume import STATE
 from rummysim.seeding import STREAMS
 from rummysim.strategies.registry import builtin
 from rummysim.verify_rows import BATCH_ROWS, Problems, Tally, check_block, check_end, offer, paired_blocks
@@ -96,12 +98,19 @@ def _check_chunks(folder: Path, result: Verification) -> None:
     """Check a stopped run's chunks against its ledger (`rummysim.ledger`)."""
     chunk_dir = folder / "chunks"
     ledger = Ledger(folder)
+    try:
+        committed = json.loads((folder / STATE).read_text()).get("secret_sha256")
+    except (OSError, ValueError, AttributeError):
+        committed = None
     on_disk = sorted(p.name for p in chunk_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
     for chunk_id in sorted(set(on_disk) | set(ledger.records)):
         record = ledger.records.get(chunk_id)
         problem = check_chunk(chunk_dir / chunk_id, record) if record is not None else "is not in the ledger"
         if problem:
             result.problems.append(f"{chunk_dir / chunk_id}: {problem} (rummysim run plays it again)")
+        elif committed and ledger.seeds.get(chunk_id) != committed:  # the secret of run.json, or another
+            result.problems.append(f"{chunk_dir / chunk_id}: was played under another secret seed than run.json's "
+                                   f"({str(committed)[:16]}...): the secret was changed mid-run")  # fmt: skip
     result.checked.append(f"{len(on_disk)} chunks of a stopped run")
 
 

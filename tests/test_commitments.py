@@ -257,3 +257,17 @@ def test_verify_refuses_a_manifest_whose_chunks_name_another_seed_without_a_repl
     _reseal(results.folder, lambda m: m["chunk_seeds"].update({first: Secret().commitment}))
     verification = verify_results(results.folder)
     assert any(f"chunk {first} was played under the secret seed" in p for p in verification.problems)
+
+
+def test_verify_of_a_stopped_run_names_a_chunk_played_under_another_secret(tmp_path, monkeypatch):
+    spec = {"name": "stopped", "question": "q?", "seed": "secret", "games": 8, "players": ["greedy", "cautious"]}
+    path = tmp_path / "stopped.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    _stop_after(monkeypatch, 2)
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(path, out=tmp_path, n_jobs=1, chunk_games=2, quiet=True)
+    folder = tmp_path / "stopped"
+    assert not [p for p in verify_results(folder).problems if "chunk" in p or "chunks" in p]
+    _swap_secret(folder)
+    problems = verify_results(folder).problems
+    assert sum("was played under another secret seed than run.json's" in p for p in problems) == 2, problems
