@@ -140,18 +140,12 @@ def check_commitments(value: Any, *, where: str, seated: list[str]) -> Commitmen
         strategy_name(str(k)): _digest(v, f"{where}: seed.entries.{k}", "rummysim nonce prints one")
         for k, v in entries.items()
     }
-    for label in seated:
-        if label not in named:
-            raise ConfigError(
-                f"{where}: seed.entries: {label} plays but names no SHA-256 of a nonce; every plug-in bot is an entry "
-                f"({DOCS})", key="entries",
-            )  # fmt: skip
-    for label in named:
-        if label not in seated:
-            raise ConfigError(
-                f"{where}: seed.entries.{excerpt(label)}: no plug-in bot of that name plays; the bots that play are "
-                f"{', '.join(seated) or 'none'}", key="entries",
-            )  # fmt: skip
+    unnamed, unseated = [s for s in seated if s not in named], [n for n in named if n not in seated]
+    if unnamed or unseated:
+        problem = (f"seed.entries: {unnamed[0]} plays but names no SHA-256 of a nonce; every plug-in bot is an entry "
+                   f"({DOCS})" if unnamed else f"seed.entries.{excerpt(unseated[0])}: no plug-in bot of that name "
+                   f"plays; the bots that play are {', '.join(seated) or 'none'}")  # fmt: skip
+        raise ConfigError(f"{where}: {problem}", key="entries")
     return Commitments(digest, tuple((label, named[label]) for label in seated))
 
 

@@ -90,3 +90,19 @@ def rest_of_deck(*named: str) -> str:
 def suit(letter: str) -> str:
     """Return the codes of the 13 cards of a suit, ace to king: ``suit("C")`` is ``"AC 2C ... KC"``."""
     return " ".join(rank + letter for rank in "A23456789TJQK")
+
+
+def stop_chunks_after(monkeypatch: Any, n: int) -> Callable[..., Any]:
+    """Make a run stop (Ctrl-C) when it starts its chunk after the `n`-th; return the real `play_chunk`."""
+    import rummysim.chunks as chunks
+
+    real, calls = chunks.play_chunk, {"n": 0}
+
+    def stopping(chunk: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] > n:
+            raise KeyboardInterrupt
+        return real(chunk)
+
+    monkeypatch.setattr(chunks, "play_chunk", stopping)
+    return real

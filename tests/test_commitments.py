@@ -16,6 +16,7 @@ import stat
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import stop_chunks_after
 
 from rummysim.cli import main
 from rummysim.commitments import derive, secret_path, sha256
@@ -197,21 +198,6 @@ def test_a_manifest_whose_reveal_does_not_give_its_seed_is_refused_wherever_it_i
     assert not verification.ok
 
 
-def _stop_after(monkeypatch, n):
-    import rummysim.chunks as chunks
-
-    real, calls = chunks.play_chunk, {"n": 0}
-
-    def stopping(chunk):
-        calls["n"] += 1
-        if calls["n"] > n:
-            raise KeyboardInterrupt
-        return real(chunk)
-
-    monkeypatch.setattr(chunks, "play_chunk", stopping)
-    return real
-
-
 def _swap_secret(folder):
     """The attack: put another secret in .secret and its SHA-256 in run.json, between a stop and the resume."""
     other = Secret()
@@ -224,7 +210,7 @@ def test_a_secret_swapped_mid_run_is_refused_by_the_resume(tmp_path, monkeypatch
     spec = {"name": "swap", "question": "q?", "seed": "secret", "games": 8, "players": ["greedy", "cautious"]}
     path = tmp_path / "swap.yaml"
     path.write_text(yaml.safe_dump(spec))
-    real = _stop_after(monkeypatch, 2)
+    real = stop_chunks_after(monkeypatch, 2)
     with pytest.raises(KeyboardInterrupt):
         run_experiment(path, out=tmp_path, n_jobs=1, chunk_games=2, quiet=True)
     monkeypatch.setattr("rummysim.chunks.play_chunk", real)
@@ -236,7 +222,7 @@ def test_a_secret_swapped_mid_run_is_refused_by_the_resume(tmp_path, monkeypatch
 
 def test_a_secret_swapped_mid_run_is_refused_by_the_committed_seed(tmp_path, monkeypatch):
     path = _tournament(tmp_path, games=8)
-    real = _stop_after(monkeypatch, 2)
+    real = stop_chunks_after(monkeypatch, 2)
     with pytest.raises(KeyboardInterrupt):
         run_experiment(path, out=tmp_path / "out", n_jobs=1, chunk_games=2, nonces=tmp_path / "nonces.yaml", quiet=True)
     monkeypatch.setattr("rummysim.chunks.play_chunk", real)
@@ -263,7 +249,7 @@ def test_verify_of_a_stopped_run_names_a_chunk_played_under_another_secret(tmp_p
     spec = {"name": "stopped", "question": "q?", "seed": "secret", "games": 8, "players": ["greedy", "cautious"]}
     path = tmp_path / "stopped.yaml"
     path.write_text(yaml.safe_dump(spec))
-    _stop_after(monkeypatch, 2)
+    stop_chunks_after(monkeypatch, 2)
     with pytest.raises(KeyboardInterrupt):
         run_experiment(path, out=tmp_path, n_jobs=1, chunk_games=2, quiet=True)
     folder = tmp_path / "stopped"

@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from conftest import stop_chunks_after
 
 import rummysim.chunks as chunks
 import rummysim.runner as runner
@@ -223,16 +224,7 @@ def test_permission_denied_while_writing_chunks_is_one_line_and_resumes(tmp_path
 
 def interrupted(tmp_path, monkeypatch, *, after: int) -> Path:
     """Stop a run (Ctrl-C) after `after` chunks; return its chunks folder."""
-    real = chunks.play_chunk
-    calls = {"n": 0}
-
-    def flaky(chunk):
-        calls["n"] += 1
-        if calls["n"] > after:
-            raise KeyboardInterrupt
-        return real(chunk)
-
-    monkeypatch.setattr(chunks, "play_chunk", flaky)
+    real = stop_chunks_after(monkeypatch, after)
     with pytest.raises(KeyboardInterrupt):
         run(tmp_path)
     monkeypatch.setattr(chunks, "play_chunk", real)
