@@ -15,7 +15,7 @@ from rummysim.console import one_line_errors
 @click.argument("experiment_file", metavar="FILE", type=click.Path(dir_okay=False))
 @one_line_errors
 def commit(experiment_file: str) -> None:
-    """Draw the organiser's secret for the tournament in FILE and print its SHA-256 to publish.
+    """Draw the organiser's secret for FILE's tournament; print its SHA-256.
 
     Run it before entries close. The secret is kept beside FILE (FILE with the suffix
     .secret, readable by you only) until the run reveals it in its manifest; its SHA-256
@@ -44,7 +44,9 @@ def commit(experiment_file: str) -> None:
 @click.command()
 @one_line_errors
 def nonce() -> None:
-    """Draw a nonce for a tournament entry: send its SHA-256 with the entry, reveal the nonce after entries close.
+    """Draw a nonce for a tournament entry, and print it with its SHA-256.
+
+    Send the SHA-256 with the entry; reveal the nonce after entries close.
 
     The nonce is 32 hexadecimal digits from the operating system. Keep it to yourself
     until entries close: together with the organiser's committed secret and the other
