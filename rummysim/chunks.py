@@ -142,9 +142,9 @@ def plan(
 def default_chunk_games(experiment: Experiment, *, n_jobs: int, backend: str) -> dict[str, int]:
     """Return games per chunk on each engine: up to `DEFAULT_CHUNK_GAMES` on the reference engine and
     `COMPILED_CHUNK_GAMES` compiled, and small enough that every worker gets several chunks of the
-    smallest condition. The tables are the same for any chunk size."""
+    smallest condition that plays (a check left out plays 0). The tables are the same for any chunk size."""
     workers = (n_jobs if n_jobs > 0 else os.cpu_count() or 1) if backend != "dask" else 4
-    smallest = min(experiment.games_of(c) for c in experiment.conditions)
+    smallest = min((experiment.games_of(c) for c in experiment.conditions if experiment.games_of(c)), default=1)
     share = -(-smallest // (4 * workers))
     return {"python": max(1, min(DEFAULT_CHUNK_GAMES, share)), "compiled": max(1, min(COMPILED_CHUNK_GAMES, share))}
 

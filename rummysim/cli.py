@@ -101,8 +101,9 @@ def main() -> None:
 )  # fmt: skip
 @click.option("--no-report", is_flag=True, help="Write the tables only; make the report later with `rummysim report`.")
 @click.option(
-    "--no-strong", is_flag=True,
-    help="Leave out the checks with strong players (strong: true conditions): a quick look at the question alone.",
+    "--strong/--no-strong", default=False, show_default=True,
+    help="Also play the checks with strong players (strong: true conditions), minutes more: whether each verdict "
+    "holds when the players are good. Without it they are left out, and the report says so.",
 )  # fmt: skip
 @click.option("--nonces", type=click.Path(dir_okay=False), default=None, help=NONCES)
 @click.option("--secret", type=click.Path(dir_okay=False), default=None, help=SECRET)
@@ -126,7 +127,7 @@ def run(
     engine: str | None,
     no_sandbox: bool,
     no_report: bool,
-    no_strong: bool,
+    strong: bool,
     nonces: str | None,
     secret: str | None,
     debug: bool,
@@ -153,7 +154,7 @@ def run(
             experiment, out=out, n_jobs=jobs, games=games, seed="secret" if secret_seed else seed, backend=backend,
             scheduler=scheduler,
             chunk_games=chunk_games, trace=trace, force=force, quiet=quiet, isolate=isolate, engine=engine,
-            sandbox=not no_sandbox, strong=not no_strong, nonces=nonces, secret=secret,
+            sandbox=not no_sandbox, strong=strong, nonces=nonces, secret=secret,
         )  # fmt: skip
         click.echo(str(results.folder))
         if not no_report:

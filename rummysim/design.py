@@ -276,8 +276,10 @@ class Experiment:
         """Return the experiment with its games, seed or engine replaced, or isolated (from the command line).
 
         `games` plays exactly that many games a condition: it also sets ``precision:`` aside
-        (a quick run of a sized experiment). `strong` false leaves out the checks with strong
-        players (``strong: true``), for a quick look.
+        (a quick run of a sized experiment). `strong` false leaves the checks with strong
+        players (``strong: true``) unplayed: they stay in the experiment at 0 games, so its
+        fingerprint is the same and a later run with `strong` plays them into the same folder
+        (unless every condition is one: such a file plays them).
         """
         changes: dict[str, Any] = {}
         if engine is not None:
@@ -295,12 +297,9 @@ class Experiment:
         if seed is not None:
             changes["seed"] = check_seed(seed, name="command line: --seed")
             changes["commitments"] = None  # a seed given on the command line is not the committed one
-        if not strong:
-            conditions = changes.get("conditions", self.conditions)
-            kept = tuple(c for c in conditions if not c.strong)
-            if not kept:
-                raise ConfigError("command line: --no-strong: every condition is a check with strong players")
-            changes["conditions"] = kept
+        conditions = changes.get("conditions", self.conditions)
+        if not strong and not all(c.strong for c in conditions):  # a file of checks alone plays them: nothing else
+            changes["conditions"] = tuple(dataclasses.replace(c, games=0) if c.strong else c for c in conditions)
         if not sandbox:
             changes["sandbox"] = False
         return Experiment(**{**self.__dict__, **changes}) if changes else self

@@ -114,6 +114,25 @@ def prepare(folder: Path, experiment: Experiment, *, force: bool) -> Experiment:
     return experiment
 
 
+def kept_checks(folder: Path, experiment: Experiment) -> Experiment:
+    """Return the experiment with the checks with strong players a finished run in `folder` already played kept.
+
+    A run without ``--strong`` leaves those checks at 0 games (`Experiment.with_overrides`); where
+    the folder already holds their games (an earlier run with ``--strong``), it keeps them rather
+    than cut them away. Read from the manifest alone: the tables are checked where they are read.
+    """
+    unplayed = {c.name for c in experiment.conditions if c.strong and experiment.games_of(c) == 0}
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text()) if unplayed else {}
+        recorded = {c["name"]: c.get("games") for c in manifest["experiment"]["conditions"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return experiment
+    if manifest.get("fingerprint") != experiment.fingerprint():
+        return experiment
+    kept = {name: games for name, games in recorded.items() if name in unplayed and isinstance(games, int) and games}
+    return experiment.with_games(kept) if kept else experiment
+
+
 def record_start(folder: Path, experiment: Experiment) -> None:
     """Record the experiment being played before any game is: a stopped or failed run replays from it."""
     state = {"fingerprint": experiment.fingerprint(), "streams": STREAMS, "rummysim_version": __version__,

@@ -49,6 +49,7 @@ from rummysim.resume import (
     AGAIN,
     RESUME,
     fit_chunks,
+    kept_checks,
     load_finished,
     lock,
     open_chunks,
@@ -88,7 +89,7 @@ def run_experiment(
     isolate: bool = False,
     engine: str | None = None,
     sandbox: bool = True,
-    strong: bool = True,
+    strong: bool = False,
     nonces: str | Path | Mapping[str, Any] | None = None,
     secret: str | Path | None = None,
 ) -> Results:
@@ -103,8 +104,9 @@ def run_experiment(
     plug-in bot sealed in its own process, as ``isolate: true`` in the file does; `engine` overrides
     the file's ``engine:`` (`rummysim.engine_choice`). Sealed bots run in the sandbox
     (`rummysim.strategies.sandbox`); where it cannot be had the run refuses, unless `sandbox` is False
-    (or ``sandbox: false`` in the file). The tables are the same either way. `strong` false leaves
-    out the checks with strong players (``strong: true`` conditions), for a quick look. A seed nobody
+    (or ``sandbox: false`` in the file). The tables are the same either way. The checks with
+    strong players (``strong: true`` conditions) are played only with `strong`; without it they stay
+    in the experiment at 0 games, and a later run with it plays them into the same folder. A seed nobody
     chose (`rummysim.commitments`) is revealed by the entries' `nonces` (a file of bot: nonce, or the
     mapping) and the organiser's `secret` (the file `rummysim commit` wrote; by default beside the
     experiment file), each checked against its commitment before anything is written.
@@ -132,7 +134,7 @@ def run_experiment(
                                    trace=trace, quiet=quiet, overrides={"games": games, "seed": seed})  # fmt: skip
     with lock(folder):
         with writing(folder, "preparing the results folder", then=AGAIN):
-            experiment = prepare(folder, experiment, force=force)
+            experiment = kept_checks(folder, prepare(folder, experiment, force=force))
         if experiment.commitments is not None:
             committed = experiment.commitments
             _say(f"seed nobody chose: drawn from the secret committed as {committed.secret_sha256[:16]}... "

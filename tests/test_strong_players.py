@@ -56,7 +56,7 @@ def test_strong_must_be_true_or_false():
 
 def test_checks_never_change_the_question_s_verdicts_nor_its_tests(tmp_path):
     run_experiment(parse_experiment(spec(), source="t.yaml"), out=tmp_path / "alone", n_jobs=1)
-    run_experiment(parse_experiment(spec(CHECK), source="t.yaml"), out=tmp_path / "both", n_jobs=1)
+    run_experiment(parse_experiment(spec(CHECK), source="t.yaml"), out=tmp_path / "both", n_jobs=1, strong=True)
     assert build_report(tmp_path / "alone" / "t").verdicts == build_report(tmp_path / "both" / "t").verdicts
     alone, both = (pd.read_csv(tmp_path / run / "t" / "summary_comparisons.csv") for run in ("alone", "both"))
     main = both[both["other"] == "high"].reset_index(drop=True)
@@ -65,7 +65,7 @@ def test_checks_never_change_the_question_s_verdicts_nor_its_tests(tmp_path):
 
 
 def test_a_check_playing_the_question_s_own_games_reads_the_same_wherever_its_answer_is_not_can_t_tell(tmp_path):
-    run_experiment(parse_experiment(spec(CHECK), source="t.yaml"), out=tmp_path, n_jobs=1)
+    run_experiment(parse_experiment(spec(CHECK), source="t.yaml"), out=tmp_path, n_jobs=1, strong=True)
     text = build_report(tmp_path / "t").markdown.read_text()
     answer = text.split("![The answer")[0]
     bullets = [line for line in answer.splitlines() if line.startswith("- **")]
@@ -80,7 +80,8 @@ def test_a_check_playing_the_question_s_own_games_reads_the_same_wherever_its_an
 
 
 def test_checks_are_not_sized_by_precision(tmp_path):
-    result = run_experiment(parse_experiment(spec(CHECK, precision=True), source="t.yaml"), out=tmp_path, n_jobs=2)
+    experiment = parse_experiment(spec(CHECK, precision=True), source="t.yaml")
+    result = run_experiment(experiment, out=tmp_path, n_jobs=2, strong=True)
     played = result.games.groupby("condition")["game"].nunique().to_dict()
     assert played["basic_check"] == played["high_check"] == 300
     assert played["basic"] == played["high"] > 300  # the question's own grew to its precision
@@ -97,22 +98,30 @@ def test_validate_s_pilot_leaves_the_checks_out_and_says_the_games_they_name(tmp
     assert "(basic_x)" not in lines[-2] and lines[-2].startswith("    needs about ")
 
 
-def test_no_strong_leaves_the_checks_out_of_a_quick_look(tmp_path):
+def test_the_checks_are_played_only_with_strong_and_then_into_the_same_folder(tmp_path):
+    """Issue 44: the main command answers the question; --strong adds the checks, extending the folder."""
     path = tmp_path / "t.yaml"
     data = spec(CHECK) | {"games": 40}
     path.write_text(json.dumps(data))
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path), "-j", "1", "--no-strong", "-q"])
-    assert result.exit_code == 0, result.output
-    played = pd.read_parquet(tmp_path / "t" / "games.parquet").condition.unique().tolist()
-    assert played == ["basic", "high"]
+
+    def run(*flags: str) -> dict[str, int]:
+        result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path), "-j", "1", "-q", *flags])
+        assert result.exit_code == 0, result.output
+        return pd.read_parquet(tmp_path / "t" / "games.parquet").condition.value_counts().to_dict()
+
+    assert run() == {"basic": 80, "high": 80}  # 40 games of two seats; the checks at 0 games
+    text = (tmp_path / "t" / "report.md").read_text()
+    assert f"Strong players: not checked in this run. `rummysim run {path} --strong` plays the file's checks" in text
+    assert "## With strong players" not in text
+    assert run("--strong") == {"basic": 80, "high": 80, "basic_check": 600, "high_check": 600}
+    assert "## With strong players" in (tmp_path / "t" / "report.md").read_text()
+    assert run() == {"basic": 80, "high": 80, "basic_check": 600, "high_check": 600}  # kept, never cut away
     experiment = parse_experiment(data, source="t.yaml")
-    assert [c.name for c in experiment.with_overrides(strong=False).conditions] == ["basic", "high"]
-    assert [c.name for c in experiment.with_overrides().conditions] == ["basic", "high", "basic_check", "high_check"]
+    quick = experiment.with_overrides(strong=False)
+    assert [quick.games_of(c) for c in quick.conditions] == [40, 40, 0, 0]
+    assert quick.fingerprint() == experiment.fingerprint()
 
 
-def test_no_strong_refuses_an_experiment_of_checks_alone():
-    data = spec() | {"conditions": CHECK}
-    with pytest.raises(
-        ConfigError, match=r"^command line: --no-strong: every condition is a check with strong players$"
-    ):
-        parse_experiment(data, source="t.yaml").with_overrides(strong=False)
+def test_a_file_of_checks_alone_plays_them_without_strong():
+    experiment = parse_experiment(spec() | {"conditions": CHECK}, source="t.yaml")
+    assert experiment.with_overrides(strong=False) == experiment

@@ -225,7 +225,8 @@ def answer_table(analysis: Analysis, found: Sequence[Verdict]) -> list[str]:
     rules = group_words(analysis, found[0].comparison)
     same = all(group_words(analysis, v.comparison) == rules for v in found)
     was, now = (rules[1], rules[0]) if same else ("reference", "other")
-    played = dict.fromkeys(lineup_words(c) for c in analysis.experiment.conditions if c.strong)
+    experiment = analysis.experiment
+    played = dict.fromkeys(lineup_words(c) for c in experiment.conditions if c.strong and experiment.games_of(c))
     strong = f" | strong players ({'; '.join(played)})" if played else ""
     lines = [
         f"| lineup | measure | {was} | {now} | change [interval] | verdict{strong} |",
@@ -240,8 +241,18 @@ def answer_table(analysis: Analysis, found: Sequence[Verdict]) -> list[str]:
                  f"**{v.answer.value}**", *([strong_cell(analysis, v)] if strong else [])]  # fmt: skip
         previous = lineup
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    note = [] if strong else ["Strong players: not checked (the file's `strong: true` conditions play them)."]
-    return ["\n".join(lines), *note]
+    return ["\n".join(lines), *([] if strong else [unchecked(analysis)])]
+
+
+def unchecked(analysis: Analysis) -> str:
+    """Say that this run checked no verdict with strong players, and how the file's checks would be played."""
+    experiment = analysis.experiment
+    left = [c for c in experiment.conditions if c.strong and not experiment.games_of(c)]
+    if not left:
+        return "Strong players: not checked (the file's `strong: true` conditions play them)."
+    lineups = "; ".join(dict.fromkeys(lineup_words(c) for c in left))
+    return (f"Strong players: not checked in this run. `rummysim run {experiment.source or 'FILE'} --strong` plays "
+            f"the file's checks ({lineups}) into the same folder, minutes more.")  # fmt: skip
 
 
 def change_shown(v: Verdict) -> str:
