@@ -314,7 +314,9 @@ def _engines(experiment: Experiment, *, trace: bool, quiet: bool) -> list[Choice
     """Return the engine each condition plays on, saying so if the compiled one cannot load."""
     # quiet says nothing of its own; a caller's `announcing` still holds (rummysim validate's pilot)
     with contextlib.nullcontext() if quiet else compiled.announcing(_say):
-        choices = [choose_engine(experiment, c, trace=trace) for c in experiment.conditions]
+        choices = [  # a condition that plays no game (a check left out) compiles nothing
+            choose_engine(experiment, c, trace=trace, load=experiment.games_of(c) > 0) for c in experiment.conditions
+        ]
     unavailable = next((c.why for c in choices if c.unavailable), None)
     if unavailable is not None:
         _say(f"{unavailable}; playing on the reference engine, with the same results")

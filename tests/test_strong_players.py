@@ -125,3 +125,14 @@ def test_the_checks_are_played_only_with_strong_and_then_into_the_same_folder(tm
 def test_a_file_of_checks_alone_plays_them_without_strong():
     experiment = parse_experiment(spec() | {"conditions": CHECK}, source="t.yaml")
     assert experiment.with_overrides(strong=False) == experiment
+
+
+def test_a_check_left_out_compiles_nothing_of_its_own(tmp_path, monkeypatch):
+    """Issue 44, part 2: a run without --strong never compiles expert's search for the checks it leaves out."""
+    import rummysim.compiled as compiled
+
+    asked = []
+    monkeypatch.setattr(compiled, "expert_search", lambda: asked.append("expert") or pytest.fail("compiled expert"))
+    data = spec({"basic_x": {"players": ["expert", "expert"], "games": 1600, "strong": True}}) | {"games": 20}
+    run_experiment(parse_experiment(data, source="t.yaml"), out=tmp_path, n_jobs=1, quiet=True)
+    assert asked == []
