@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pyarrow as pa
@@ -29,7 +30,7 @@ from rummysim.errors import ConfigError, WorkerError
 from rummysim.game import play_game
 from rummysim.ledger import chunk_name, chunk_span
 from rummysim.records import GameRecord, HandRecord, TurnRecord
-from rummysim.results import to_arrow
+from rummysim.results import to_arrow, write_chunk
 from rummysim.strategies.sealed import SealedPool
 from rummysim.timing import bots_interrupts_only, last_words, record_interrupts
 
@@ -149,22 +150,27 @@ def default_chunk_games(experiment: Experiment, *, n_jobs: int, backend: str) ->
     return {"python": max(1, min(DEFAULT_CHUNK_GAMES, share)), "compiled": max(1, min(COMPILED_CHUNK_GAMES, share))}
 
 
-def execute(chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str | None) -> Iterator[Any]:
-    """Yield chunk results as they finish, on joblib/loky or a Dask cluster.
+def execute(
+    chunks: list[Chunk], *, backend: str, n_jobs: int, scheduler: str | None, into: Path
+) -> Iterator[tuple[str, dict[str, dict[str, Any]], int]]:
+    """Yield each chunk's id, its ledger record and its hands as it is played and written into `into`.
 
-    Wherever a chunk plays, what a bot prints goes to stderr marked with its seat, a bot's
+    A worker writes its own chunk (`written`), so that only the record travels back to the run,
+    not the tables; on Dask, whose workers may not see this folder, the run writes them. Wherever
+    a chunk plays, what a bot prints goes to stderr marked with its seat, a bot's
     KeyboardInterrupt is not taken for Ctrl-C, and a worker that a bot ends is named in one line.
     """
     record_interrupts()
     if backend == "dask":
-        yield from _on_dask(chunks, scheduler)
+        for chunk_id, tables, n_hands in _on_dask(chunks, scheduler):
+            yield chunk_id, write_chunk(into, chunk_id, tables), n_hands
         return
     if backend not in ("loky", "sequential"):
         raise ConfigError(f"--backend: {backend!r} is not one of loky, sequential, dask")
     if backend == "sequential" or n_jobs == 1 or len(chunks) <= 1:
-        yield from map(played, chunks)
+        yield from (written(chunk, str(into)) for chunk in chunks)
         return
-    yield from _on_loky(chunks, n_jobs)
+    yield from _on_loky(chunks, n_jobs, into)
 
 
 def _on_dask(chunks: list[Chunk], scheduler: str | None) -> Iterator[Any]:
@@ -182,7 +188,7 @@ def _on_dask(chunks: list[Chunk], scheduler: str | None) -> Iterator[Any]:
             yield future.result()
 
 
-def _on_loky(chunks: list[Chunk], n_jobs: int) -> Iterator[Any]:
+def _on_loky(chunks: list[Chunk], n_jobs: int, into: Path) -> Iterator[Any]:
     from joblib import Parallel, delayed, parallel_config
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
@@ -193,7 +199,7 @@ def _on_loky(chunks: list[Chunk], n_jobs: int) -> Iterator[Any]:
         # traceback). A worker also ends itself when the run is gone (`start_worker`).
         with parallel_config(backend="loky", initializer=start_worker, initargs=(notes, os.getpid())):
             parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            yield from parallel(delayed(played)(chunk) for chunk in chunks)
+            yield from parallel(delayed(written)(chunk, str(into)) for chunk in chunks)
     except BrokenProcessPool as error:
         raise worker_died(notes, str(error)) from None
     finally:
@@ -213,6 +219,12 @@ def played(chunk: Chunk) -> tuple[str, dict[str, pa.Table], int]:
         if note:
             with open(note, "w"):
                 pass
+
+
+def written(chunk: Chunk, into: str) -> tuple[str, dict[str, dict[str, Any]], int]:
+    """Play a chunk (`played`) and write its tables into the chunks folder `into`; return its id, record and hands."""
+    chunk_id, tables, n_hands = played(chunk)
+    return chunk_id, write_chunk(Path(into), chunk_id, tables), n_hands
 
 
 _WORKER: dict[str, Any] = {"notes": None}

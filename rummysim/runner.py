@@ -42,7 +42,6 @@ from rummysim.results import (
     Results,
     load_results,
     merge_chunks,
-    write_chunk,
     write_manifest,
 )
 from rummysim.resume import (
@@ -343,11 +342,13 @@ def _play_chunks(
                     f"failing: check it, then {RESUME}"
                 )
             sizes = {c.id: c.stop - c.start for c in todo}
-            for chunk_id, tables, n_hands in execute(todo, backend=backend, n_jobs=n_jobs, scheduler=scheduler):
-                with writing(chunk_dir, "writing chunks"):
-                    ledger.add(chunk_id, write_chunk(chunk_dir, chunk_id, tables), seed=seed_mark(experiment))
-                hands_played += n_hands
-                progress.update(sizes[chunk_id], n_hands)
+            with writing(chunk_dir, "writing chunks"):  # each chunk written where it is played
+                for chunk_id, record, n_hands in execute(
+                    todo, backend=backend, n_jobs=n_jobs, scheduler=scheduler, into=chunk_dir
+                ):
+                    ledger.add(chunk_id, record, seed=seed_mark(experiment))
+                    hands_played += n_hands
+                    progress.update(sizes[chunk_id], n_hands)
             done = fit_chunks(
                 prove_chunks(ledger, chunk_dir, experiment), experiment, chunk_dir, ledger
             )  # bad data is never merged

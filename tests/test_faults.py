@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from conftest import stop_chunks_after
 
 import rummysim.chunks as chunks
-import rummysim.runner as runner
+import rummysim.chunks as playing  # where a chunk is played and written
 from rummysim.cli import main
 from rummysim.errors import DiskError
 from rummysim.experiment import parse_experiment
@@ -261,7 +261,7 @@ def test_truncated_bit_flipped_and_missing_chunks_are_played_again_on_resume(tmp
 
 
 def test_a_chunk_damaged_after_it_was_written_is_caught_before_the_merge(tmp_path, reference, monkeypatch, capsys):
-    real = runner.write_chunk
+    real = playing.write_chunk
     damaged = []
 
     def damaging(folder, chunk_id, tables):
@@ -272,7 +272,7 @@ def test_a_chunk_damaged_after_it_was_written_is_caught_before_the_merge(tmp_pat
             damaged.append(chunk_id)
         return record
 
-    monkeypatch.setattr(runner, "write_chunk", damaging)
+    monkeypatch.setattr(playing, "write_chunk", damaging)
     results = run(tmp_path)
     chunks = tmp_path / "tiny" / "chunks"
     assert notices(capsys.readouterr().err) == [
@@ -306,7 +306,7 @@ def test_a_chunks_folder_removed_during_the_run_is_noticed_and_its_games_played_
 
 
 def test_a_disk_that_keeps_damaging_a_chunk_stops_the_run_with_one_line(tmp_path, monkeypatch):
-    real = runner.write_chunk
+    real = playing.write_chunk
 
     def damaging(folder, chunk_id, tables):
         record = real(folder, chunk_id, tables)
@@ -314,7 +314,7 @@ def test_a_disk_that_keeps_damaging_a_chunk_stops_the_run_with_one_line(tmp_path
             (folder / chunk_id / "games.parquet").write_bytes(b"")
         return record
 
-    monkeypatch.setattr(runner, "write_chunk", damaging)
+    monkeypatch.setattr(playing, "write_chunk", damaging)
     with pytest.raises(DiskError) as caught:
         run(tmp_path)
     assert str(caught.value) == (
