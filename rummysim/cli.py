@@ -399,9 +399,14 @@ def deadwood(cards: str, ace: str, ace_points: int | None) -> None:
 @click.option(
     "--report-rows", type=int, default=0, help="Also play a run of about this many hand rows; time its report."
 )
+@click.option(
+    "--main", "main_file", is_flag=False, flag_value="experiments/acehigh.yaml", default=None, metavar="[FILE]",
+    help="Time the main command instead (FILE: experiments/acehigh.yaml): from an empty cache, then warm (minutes).",
+)  # fmt: skip
 def bench(
-    *, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool, sealed: bool, report_rows: int
-) -> None:
+    *, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool, sealed: bool, report_rows: int,
+    main_file: str | None,
+) -> None:  # fmt: skip
     """Measure the engine: greedy hands/s and min-deadwood calls/s on one process.
 
     Figures are medians of several repeats; see docs/benchmarks.md.
@@ -411,7 +416,14 @@ def bench(
       rummysim bench --json
       rummysim bench --runner --memory-hands 1000000 --bots --sealed
       rummysim bench --report-rows 10000000
+      rummysim bench --main
     """
+    if main_file is not None:
+        from rummysim.bench_main import bench_main, lines
+
+        timed = bench_main(main_file)
+        click.echo(json.dumps(timed) if as_json else "\n".join(lines(timed)))
+        return
     from rummysim.benchmarks import (
         bench_decisions,
         bench_memory,

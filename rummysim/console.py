@@ -19,6 +19,7 @@ from click.core import ParameterSource
 
 from rummysim.errors import RummysimError, disk_error
 from rummysim.noise import muffled
+from rummysim.phases import phase
 from rummysim.progress import AnalysisBar, hand_rows, shown
 from rummysim.timing import record_interrupts
 
@@ -88,7 +89,7 @@ def write_report(folder: Path, *, quiet: bool, results: Any = None) -> None:
         click.echo("analysing the tables and drawing the report ...", err=True)
     rows = None if results.analysis is not None else hand_rows(folder)
     try:
-        with AnalysisBar(rows, quiet=quiet, first="drawing the charts") as bar:
+        with AnalysisBar(rows, quiet=quiet, first="drawing the charts") as bar, phase("report"):
             report = build_report(folder, results=results, progress=bar)
     except OSError as error:
         raise disk_error(

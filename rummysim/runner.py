@@ -35,6 +35,7 @@ from rummysim.experiment import load_experiment
 from rummysim.experiment_file import read_experiment_file
 from rummysim.ledger import LEDGER, Ledger, chunk_span
 from rummysim.measures import MEASURES
+from rummysim.phases import phase
 from rummysim.plugins import check_players, check_sandbox, plugin_sources, warnings_of
 from rummysim.progress import AnalysisBar, RunBar, hand_rows
 from rummysim.replay import blame
@@ -186,6 +187,7 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     from rummysim.analysis import analyze
 
     waves: list[dict[str, int]] = []
+    quiet = options["quiet"]
     finished = load_finished(folder)  # the folder's tables as they stand, checked once
     results = None
     while True:
@@ -195,17 +197,17 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
         if finished and wave != played and all(wave[name] <= played.get(name, 0) for name in wave):
             # a finished run already holds this wave's games: read them as a prefix, cut nothing yet
             results = None
-            with AnalysisBar(hand_rows(folder), quiet=options["quiet"], what=f"wave {len(waves)}") as bar:
+            with AnalysisBar(hand_rows(folder), quiet=quiet, what=f"wave {len(waves)}") as bar, phase("analysis"):
                 analysis = analyze(finished, games=wave, progress=bar)
         else:
             results = finished = _play(experiment, folder, finished=finished, **options)
-            with AnalysisBar(hand_rows(folder), quiet=options["quiet"], what=f"wave {len(waves)}") as bar:
+            with AnalysisBar(hand_rows(folder), quiet=quiet, what=f"wave {len(waves)}") as bar, phase("analysis"):
                 analysis = analyze(results, progress=bar)
         found = precision.widths(analysis, experiment.precision)
         grow = precision.next_wave(experiment, found)
         if not grow:
             break
-        if not options["quiet"]:
+        if not quiet:
             _say(f"{_too_wide(found)}; playing on to {_games_text(grow)}")
         experiment = experiment.with_games(grow)
     if results is None:  # the last wave was a prefix of a finished run: cut it to these games (nothing is played)
@@ -286,14 +288,15 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     choices = _engines(experiment, trace=trace, quiet=quiet)
     started = datetime.now(timezone.utc)
     clock = time.perf_counter()
-    done, hands_played = _play_chunks(
-        experiment, folder, ledger=ledger, done=done, engines=[c.engine for c in choices], n_jobs=n_jobs,
-        backend=backend, scheduler=scheduler, chunk_games=chunk_games, trace=trace, quiet=quiet,
-    )  # fmt: skip
+    with phase("play"):
+        done, hands_played = _play_chunks(
+            experiment, folder, ledger=ledger, done=done, engines=[c.engine for c in choices], n_jobs=n_jobs,
+            backend=backend, scheduler=scheduler, chunk_games=chunk_games, trace=trace, quiet=quiet,
+        )  # fmt: skip
     seconds = time.perf_counter() - clock
     chunks = [chunk_dir / c for c in sorted(done)]
     kinds = ["hands", "games"] + (["turns"] if trace and all((c / "turns.parquet").exists() for c in chunks) else [])
-    with writing(folder, "merging the tables"):
+    with writing(folder, "merging the tables"), phase("merge"):
         records = merge_chunks(chunks, folder, kinds)
     manifest = _manifest(
         experiment, choices=choices, records=records, overrides=overrides, started=started, seconds=seconds,
@@ -312,7 +315,7 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
 def _engines(experiment: Experiment, *, trace: bool, quiet: bool) -> list[Choice]:
     """Return the engine each condition plays on, saying so if the compiled one cannot load."""
     # quiet says nothing of its own; a caller's `announcing` still holds (rummysim validate's pilot)
-    with contextlib.nullcontext() if quiet else compiled.announcing(_say):
+    with contextlib.nullcontext() if quiet else compiled.announcing(_say), phase("compile"):
         choices = [  # a condition that plays no game (a check left out) compiles nothing
             choose_engine(experiment, c, trace=trace, load=experiment.games_of(c) > 0) for c in experiment.conditions
         ]
