@@ -35,7 +35,10 @@ from rummysim.errors import ConfigError
 from rummysim.excerpt import excerpt, key_text
 from rummysim.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NUMBER_CHARS
 
-_WHAT = f"an experiment file is a YAML file of at most {MAX_FILE_BYTES:,} bytes"
+
+def _what(kind: str) -> str:
+    """Say what a file of this kind must be: ``"an experiment file is a YAML file of at most ... bytes"``."""
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} is a YAML file of at most {MAX_FILE_BYTES:,} bytes"
 
 
 Weight = tuple[int, int]
@@ -197,20 +200,23 @@ ExperimentLoader.add_constructor("tag:yaml.org,2002:float", _short_number(SafeCo
 ExperimentLoader.add_constructor("tag:yaml.org,2002:timestamp", _date)
 
 
-def _check_file(status: os.stat_result, where: str) -> None:
+def _check_file(status: os.stat_result, where: str, kind: str) -> None:
     """Refuse what is not a regular file of at most `MAX_FILE_BYTES`."""
     if stat.S_ISDIR(status.st_mode):
-        raise ConfigError(f"{where}: is a directory, not an experiment file")
+        raise ConfigError(f"{where}: is a directory, not {_what(kind).split(' is ')[0]}")
     if not stat.S_ISREG(status.st_mode):
-        raise ConfigError(f"{where}: is not a regular file (a device, pipe or socket); {_WHAT}")
+        raise ConfigError(f"{where}: is not a regular file (a device, pipe or socket); {_what(kind)}")
     if status.st_size > MAX_FILE_BYTES:
-        raise ConfigError(f"{where}: is {status.st_size:,} bytes; {_WHAT}")
+        raise ConfigError(f"{where}: is {status.st_size:,} bytes; {_what(kind)}")
 
 
-def read_experiment_file(path: str | Path) -> Any:
-    """Return the YAML data of an experiment file, or raise `ConfigError` naming the file (and the line) at fault."""
+def read_experiment_file(path: str | Path, *, kind: str = "experiment file") -> Any:
+    """Return the YAML data of an experiment file, or raise `ConfigError` naming the file (and the line) at fault.
+
+    `kind` names the file in the errors: another file read with the same care (``"nonces file"``).
+    """
     where = str(path)
-    text = _read_text(Path(path), where)
+    text = _read_text(Path(path), where, kind)
     try:
         return yaml.load(text, Loader=ExperimentLoader)  # a safe loader, held to limits
     except Refused as error:
@@ -224,7 +230,7 @@ def read_experiment_file(path: str | Path) -> Any:
         raise ConfigError(f"{where}{line}: YAML syntax error: {problem}") from None
 
 
-def _read_text(path: Path, where: str) -> str:
+def _read_text(path: Path, where: str, kind: str) -> str:
     """Return a file's text if it is a regular file of at most `MAX_FILE_BYTES` of UTF-8; nothing else is opened.
 
     The file is checked before it is opened (opening a device may do something) and again
@@ -232,20 +238,20 @@ def _read_text(path: Path, where: str) -> str:
     than the limit.
     """
     try:
-        _check_file(os.stat(path), where)
+        _check_file(os.stat(path), where, kind)
         handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         try:
-            _check_file(os.fstat(handle), where)
+            _check_file(os.fstat(handle), where, kind)
             with os.fdopen(handle, "rb", closefd=False) as file:
                 data = file.read(MAX_FILE_BYTES + 1)  # a file may grow between the check and the read
         finally:
             os.close(handle)
     except (FileNotFoundError, NotADirectoryError):
-        raise ConfigError(f"{where}: no such experiment file") from None
+        raise ConfigError(f"{where}: no such {kind}") from None
     except OSError as error:
         raise ConfigError(f"{where}: cannot be read ({error.strerror or type(error).__name__})") from None
     if len(data) > MAX_FILE_BYTES:
-        raise ConfigError(f"{where}: is over {MAX_FILE_BYTES:,} bytes; {_WHAT}")
+        raise ConfigError(f"{where}: is over {MAX_FILE_BYTES:,} bytes; {_what(kind)}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -165,7 +165,7 @@ def revealed_seed(
             f"nonces: give the revealed nonces (--nonces FILE, a line bot: nonce for each entry; {DOCS})"
         )
     source = str(nonces) if not isinstance(nonces, Mapping) else "nonces"
-    revealed = nonces if isinstance(nonces, Mapping) else read_experiment_file(nonces)
+    revealed = nonces if isinstance(nonces, Mapping) else read_experiment_file(nonces, kind="nonces file")
     if not isinstance(revealed, Mapping):
         raise ConfigError(f"{source}: expected a mapping of each entry's bot to its nonce ({DOCS})")
     revealed = {strategy_name(str(k)): v for k, v in revealed.items()}

@@ -154,6 +154,10 @@ def test_a_run_without_the_nonces_or_with_another_secret_is_refused_before_anyth
         ConfigError, match=r"does not match seed\.secret_sha256, the commitment published before entries"
     ):
         run_experiment(path, out=tmp_path / "out", nonces=tmp_path / "nonces.yaml", secret=other, quiet=True)
+    with pytest.raises(ConfigError, match=r"missing\.yaml: no such nonces file$"):
+        run_experiment(path, out=tmp_path / "out", nonces=tmp_path / "missing.yaml", quiet=True)
+    with pytest.raises(ConfigError, match=r"entries: is a directory, not a nonces file$"):
+        run_experiment(path, out=tmp_path / "out", nonces=tmp_path / "entries", quiet=True)
     assert not (tmp_path / "out").exists()
 
 
