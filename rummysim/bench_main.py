@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rummysim.errors import ConfigError
+from rummysim.experiment_file import read_experiment_file
 from rummysim.phases import PHASES
 
 ORDER = ("compile", "play", "merge", "analysis", "report")
@@ -77,8 +78,7 @@ def bench_main(file: str | Path = "experiments/acehigh.yaml", *, options: tuple[
     whether both runs wrote the same ``hands.parquet`` byte for byte.
     """
     file = Path(file)
-    if not file.is_file():
-        raise ConfigError(f"{file}: no such experiment file (rummysim bench --main FILE)")
+    read_experiment_file(file)  # a missing or unreadable file is said in one line before minutes of timing
     with tempfile.TemporaryDirectory(prefix="rummysim-bench-main-") as scratch:
         root = Path(scratch)
         cache = root / "cache"

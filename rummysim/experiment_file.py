@@ -36,9 +36,14 @@ from rummysim.excerpt import excerpt, key_text
 from rummysim.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NUMBER_CHARS
 
 
+def _a(kind: str) -> str:
+    """Return the kind of file with its article: ``"an experiment file"``, ``"a nonces file"``."""
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def _what(kind: str) -> str:
     """Say what a file of this kind must be: ``"an experiment file is a YAML file of at most ... bytes"``."""
-    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} is a YAML file of at most {MAX_FILE_BYTES:,} bytes"
+    return f"{_a(kind)} is a YAML file of at most {MAX_FILE_BYTES:,} bytes"
 
 
 Weight = tuple[int, int]
@@ -203,7 +208,7 @@ ExperimentLoader.add_constructor("tag:yaml.org,2002:timestamp", _date)
 def _check_file(status: os.stat_result, where: str, kind: str) -> None:
     """Refuse what is not a regular file of at most `MAX_FILE_BYTES`."""
     if stat.S_ISDIR(status.st_mode):
-        raise ConfigError(f"{where}: is a directory, not {_what(kind).split(' is ')[0]}")
+        raise ConfigError(f"{where}: is a directory, not {_a(kind)}")
     if not stat.S_ISREG(status.st_mode):
         raise ConfigError(f"{where}: is not a regular file (a device, pipe or socket); {_what(kind)}")
     if status.st_size > MAX_FILE_BYTES:
