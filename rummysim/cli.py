@@ -403,6 +403,7 @@ def deadwood(cards: str, ace: str, ace_points: int | None) -> None:
     "--main", "main_file", is_flag=False, flag_value="experiments/acehigh.yaml", default=None, metavar="[FILE]",
     help="Time the main command instead (FILE: experiments/acehigh.yaml): from an empty cache, then warm (minutes).",
 )  # fmt: skip
+@_one_line_errors
 def bench(
     *, as_json: bool, quick: bool, runner: bool, memory_hands: int, bots: bool, sealed: bool, report_rows: int,
     main_file: str | None,

@@ -80,3 +80,11 @@ def test_bench_main_from_the_command_line_prints_the_table(tiny):
     figures = json.loads(result.output)
     assert set(figures) == {"main_file", "fresh", "warm", "same_tables"}
     assert Path(figures["main_file"]) == tiny
+
+
+def test_bench_main_of_a_missing_file_or_a_folder_is_one_line(tmp_path):
+    for given, said in ((tmp_path / "missing.yaml", "no such experiment file"), (tmp_path, "is a directory")):
+        result = CliRunner().invoke(main, ["bench", "--main", str(given)])
+        assert result.exit_code != 0 and "Traceback" not in result.output
+        [line] = result.output.strip().splitlines()
+        assert line.startswith(f"Error: {given}: {said}")
