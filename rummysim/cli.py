@@ -159,6 +159,8 @@ def run(
         click.echo(str(results.folder))
         if not no_report:
             write_report(results.folder, quiet=quiet, results=results)
+        if results.reproduction:  # a run into committed results ends with whether it reproduced them
+            click.echo(f"rummysim: {results.reproduction}", err=True)
     except KeyboardInterrupt:
         stopped(click.get_current_context())
 

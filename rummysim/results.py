@@ -264,6 +264,8 @@ class Results:
     """The analysis a sized run already made of these tables (`rummysim.analysis.Analysis`), or None."""
     _proven: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
     """The tables already checked against the manifest's checksums (`check_tables`): kind -> (size, mtime)."""
+    reproduction: str | None = field(default=None, repr=False)
+    """A run into committed results: whether its tables are the committed ones (`rummysim.reproduction`)."""
 
     def check_tables(self, *kinds: str, again: str | None = None) -> None:
         """Raise `ConfigError` unless the folder has these tables, and they are the ones its manifest records.

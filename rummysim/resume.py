@@ -119,9 +119,12 @@ def kept_checks(folder: Path, experiment: Experiment) -> Experiment:
 
     A run without ``--strong`` leaves those checks at 0 games (`Experiment.with_overrides`); where
     the folder already holds their games (an earlier run with ``--strong``), it keeps them rather
-    than cut them away. Read from the manifest alone: the tables are checked where they are read.
+    than cut them away. Read from the manifest: the tables are checked where they are read. A manifest
+    without its tables (committed results: `rummysim.reproduction`) holds no games to keep.
     """
     unplayed = {c.name for c in experiment.conditions if c.strong and experiment.games_of(c) == 0}
+    if not all((folder / f"{kind}.parquet").exists() for kind in ("hands", "games")):
+        return experiment
     try:
         manifest = json.loads((folder / MANIFEST).read_text()) if unplayed else {}
         recorded = {c["name"]: c.get("games") for c in manifest["experiment"]["conditions"]}

@@ -18,7 +18,7 @@ import platform
 import shutil
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 import rummysim.compiled as compiled
 import rummysim.precision as precision
 import rummysim.provenance as provenance
+import rummysim.waves as waves_of
 from rummysim.chunks import default_chunk_games, execute, plan
 from rummysim.commitments import DOCS, read_secret, reveal, secret_path
 from rummysim.design import Experiment
@@ -34,11 +35,11 @@ from rummysim.errors import BotError, ConfigError, DiskError, whole_number
 from rummysim.experiment import load_experiment
 from rummysim.experiment_file import read_experiment_file
 from rummysim.ledger import LEDGER, Ledger, chunk_span
-from rummysim.measures import MEASURES
 from rummysim.phases import phase
 from rummysim.plugins import check_players, check_sandbox, plugin_sources, warnings_of
 from rummysim.progress import AnalysisBar, RunBar, hand_rows
 from rummysim.replay import blame
+from rummysim.reproduction import committed as committed_results
 from rummysim.results import (
     Results,
     load_results,
@@ -133,8 +134,11 @@ def run_experiment(
     options: dict[str, Any] = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, chunk_games=sizes,
                                    trace=trace, quiet=quiet, overrides={"games": games, "seed": seed})  # fmt: skip
     with lock(folder):
+        reproducing = committed_results(folder, experiment)  # read before this run replaces it (even with --force)
         with writing(folder, "preparing the results folder", then=AGAIN):
             experiment = kept_checks(folder, prepare(folder, experiment, force=force))
+        for line in reproducing.opening(experiment) if reproducing else []:
+            _say(line)
         if experiment.commitments is not None:
             committed = experiment.commitments
             _say(f"seed nobody chose: drawn from the secret committed as {committed.secret_sha256[:16]}... "
@@ -151,6 +155,8 @@ def run_experiment(
         results = _sized(experiment, folder, options) if experiment.precision else _play(experiment, folder, **options)
         if isinstance(experiment.seed, Secret):
             forget(folder)  # the manifest reveals it now: an extension reads it there
+        if reproducing is not None:
+            results.reproduction = reproducing.verdict(results.manifest)
         return results
 
 
@@ -186,14 +192,16 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     """Play in waves until every planned comparison is as narrow as ``precision:`` asks (`rummysim.precision`)."""
     from rummysim.analysis import analyze
 
-    waves: list[dict[str, int]] = []
     quiet = options["quiet"]
     finished = load_finished(folder)  # the folder's tables as they stand, checked once
+    waves = waves_of.recorded_waves(finished, experiment)
+    if waves:  # finished under the same precision: straight to its last wave, whose analysis checks the stop again
+        experiment = experiment.with_games(waves.pop())
     results = None
     while True:
-        wave = _games(experiment)
+        wave = waves_of.games(experiment)
         waves.append(wave)
-        played = _games(finished.experiment) if finished else {}
+        played = waves_of.games(finished.experiment) if finished else {}
         if finished and wave != played and all(wave[name] <= played.get(name, 0) for name in wave):
             # a finished run already holds this wave's games: read them as a prefix, cut nothing yet
             results = None
@@ -208,7 +216,9 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
         if not grow:
             break
         if not quiet:
-            _say(f"{_too_wide(found)}; playing on to {_games_text(grow)}")
+            holds = waves_of.games(finished.experiment) if finished else {}
+            held = all(n <= holds.get(c, 0) for c, n in grow.items()) if finished else False
+            _say(f"{waves_of.too_wide(found)}; {'reading' if held else 'playing'} on to {waves_of.games_text(grow)}")
         experiment = experiment.with_games(grow)
     if results is None:  # the last wave was a prefix of a finished run: cut it to these games (nothing is played)
         results = _play(experiment, folder, finished=finished, **options)
@@ -218,25 +228,6 @@ def _sized(experiment: Experiment, folder: Path, options: dict[str, Any]) -> Res
     results.manifest = manifest
     results.analysis = analysis  # the report's own analysis of these tables: `rummysim run` does not make it twice
     return results
-
-
-def _games(experiment: Experiment) -> dict[str, int]:
-    """Return each condition's number of games."""
-    return {c.name: experiment.games_of(c) for c in experiment.conditions}
-
-
-def _too_wide(found: Sequence[precision.Width]) -> str:
-    """Say how many planned intervals are still too wide, and the widest, in its measure's unit."""
-    wide = [w for w in found if not w.met]
-    worst = max(wide, key=lambda w: w.half_width / w.target if w.half_width == w.half_width else float("inf"))
-    measure = MEASURES.get(worst.measure)
-    noun, unit = (measure.noun, f" {measure.unit}" if measure.unit else "") if measure else (worst.measure, "")
-    return (f"{len(wide)} of {len(found)} planned intervals wider than asked (widest: {worst.other} against "
-            f"{worst.reference}, {noun}: ±{worst.half_width:.3g}{unit}, target ±{worst.target:g}{unit})")  # fmt: skip
-
-
-def _games_text(games: dict[str, int]) -> str:
-    return ", ".join(f"{n:,} games ({name})" for name, n in games.items())
 
 
 def _play(experiment: Experiment, folder: Path, *, finished: Results | None = None, **options: Any) -> Results:
@@ -250,8 +241,12 @@ def _play(experiment: Experiment, folder: Path, *, finished: Results | None = No
     if finished is not None:
         if options["trace"] and not (folder / "turns.parquet").exists():
             raise ConfigError(f"{folder}: holds finished results without a trace; rerun with --force --trace")
-        played = _games(finished.experiment)
-        if played == _games(experiment):
+        played = waves_of.games(finished.experiment)
+        if played == waves_of.games(experiment):
+            if not options["quiet"]:
+                made = finished.manifest.get("started", "before")
+                _say(f"{folder}: finished already ({sum(played.values()):,} games, played {made}): nothing to play; "
+                     "its tables are read as they are")  # fmt: skip
             return _restated(finished, experiment)
         with writing(folder, "reopening the finished tables"):
             reopen(folder, experiment, played)
