@@ -16,7 +16,8 @@ from rummysim.cli import main
 from rummysim.experiment import parse_experiment
 from rummysim.precision import Width
 from rummysim.report import build_report
-from rummysim.runner import _too_wide, run_experiment
+from rummysim.runner import run_experiment
+from rummysim.waves import too_wide
 
 SPEC = {
     "name": "small", "question": "Does it show?", "seed": 4, "games": 30, "players": ["greedy", "greedy"],
@@ -176,11 +177,11 @@ def test_a_waves_widest_interval_is_said_in_its_measures_unit():
         Width("basic", "ace_high", "order", 0.004, 0.01, 12_000),
         Width("basic_skill", "ace_high_skill", "order", 0.0123, 0.01, 12_000),
     ]
-    assert _too_wide(found) == (
+    assert too_wide(found) == (
         "2 of 3 planned intervals wider than asked (widest: ace_high against basic, the first seat's edge over a whole "
         "game: ±0.913 pp, target ±0.25 pp)"
     )
-    assert _too_wide(found[2:]) == (
+    assert too_wide(found[2:]) == (
         "1 of 1 planned intervals wider than asked (widest: ace_high_skill against basic_skill, how much more than its "
         "share the better player wins: ±0.0123, target ±0.01)"
     )
