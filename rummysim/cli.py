@@ -224,27 +224,31 @@ def cheatsheet(results_dir: str, out: str | None) -> None:
               help="The engine the hands replay on.")  # fmt: skip
 @click.option("--sample-seed", type=int, default=None,
               help="Draw the hands to replay from this seed (default: a new one, named in the summary).")  # fmt: skip
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_one_line_errors
-def verify(results_dir: str, n_replay: int, engine: str, sample_seed: int | None) -> None:
+def verify(results_dir: str, n_replay: int, engine: str, sample_seed: int | None, quiet: bool) -> None:
     """Check a results folder: manifest, checksums, rows, points (R8), scores (R11).
 
     The manifest's own checksum, fingerprint, seed and rows are recomputed; the tables
     are read in row batches, so memory stays flat at any size. Prints each problem on
     its own line, then one summary line; exit status 1 if anything checked is wrong.
     What the folder lacks (committed results keep only the manifest) is said as not
-    checked.
+    checked. On a terminal, a bar on stderr shows each step and the rows checked.
 
     \b
     Example:
       rummysim verify results/bots --replay 5 --engine compiled
     """
     from rummysim.errors import whole_number
+    from rummysim.progress import StepBar
     from rummysim.verify import verify_results
 
     whole_number(n_replay, name="--replay", low=0)
     if sample_seed is not None:
         whole_number(sample_seed, name="--sample-seed", low=0)
-    verification = verify_results(results_dir, replay=n_replay, engine=engine, sample_seed=sample_seed)
+    with StepBar(quiet=quiet) as bar:
+        verification = verify_results(results_dir, replay=n_replay, engine=engine, sample_seed=sample_seed,
+                                      progress=bar)  # fmt: skip
     for problem in verification.problems:
         click.echo(f"problem: {problem}")
     click.echo(verification.summary)
@@ -283,8 +287,8 @@ def dataset(results_dir: str, out: str | None) -> None:
 @main.command()
 @click.argument("experiment_file", metavar="FILE")
 @click.option("--pilot", "pilot_games", type=int, default=300, show_default=True,
-              help="With precision: in the file, play this many games a condition to estimate the games needed "
-              "(0: skip).")  # fmt: skip
+              help="With precision: in the file, play this many games a condition to estimate the games needed, "
+              "and a tenth of it (2 to 10) of each check with strong players to time them (0: skip).")  # fmt: skip
 @click.option("--nonces", type=click.Path(dir_okay=False), default=None, help=NONCES)
 @click.option("--secret", type=click.Path(dir_okay=False), default=None, help=SECRET)
 @_one_line_errors
@@ -292,7 +296,8 @@ def validate(experiment_file: str, pilot_games: int, nonces: str | None, secret:
     """Check the experiment in FILE without running it; print its conditions.
 
     With ``precision:`` in the file, a short pilot estimates the games each condition
-    needs to reach it.
+    needs to reach it, and times a few games of each check with strong players
+    (``strong: true``): the minutes of play ``--strong`` adds.
 
     \b
     Example:

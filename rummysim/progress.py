@@ -3,7 +3,8 @@
 `RunBar` counts a run's games as its chunks finish; `AnalysisBar` counts the hand rows
 an analysis reads (against the total in ``hands.parquet``'s metadata, with the time
 left), then names each later phase (comparing, drawing the charts, writing the report)
-beside a clock that keeps moving. Both follow one convention: on stderr, never with ``--quiet``, and only when
+beside a clock that keeps moving; `MergeBar` counts the rows a run's merge writes, and `StepBar`
+names each step of `rummysim verify` with its rows or hands. All follow one convention: on stderr, never with ``--quiet``, and only when
 stderr is a terminal, so logs and pipes get no control characters. Neither changes what
 is computed.
 """
@@ -100,6 +101,88 @@ class AnalysisBar:
         self.bar.close()
 
     def __enter__(self) -> AnalysisBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def merge_rows(chunks: list[Path], kinds: list[str]) -> int:
+    """Return the rows a merge of `chunks` writes, of every kind, from each chunk file's footer (nothing more read)."""
+    import pyarrow.parquet as pq
+
+    return sum(int(pq.ParquetFile(chunk / f"{kind}.parquet").metadata.num_rows) for chunk in chunks for kind in kinds)
+
+
+class MergeBar:
+    """The rows of a run's merged tables as they are written (`rummysim.results.merge_chunks`), with the time left.
+
+    Called with the rows of each row group written; `rows` is the total (`merge_rows`). As
+    every bar here: on stderr, never when `quiet`, and only when stderr is a terminal.
+    """
+
+    def __init__(self, rows: int, *, quiet: bool) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=rows, unit="row", unit_scale=True, file=sys.stderr, disable=not shown(quiet),
+                        smoothing=0.1, desc="merging the tables")  # fmt: skip
+
+    def __call__(self, rows: int) -> None:
+        self.bar.update(rows)
+
+    def close(self) -> None:
+        self.bar.close()
+
+    def __enter__(self) -> MergeBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class StepBar:
+    """A command's steps one after another (`rummysim.verify.Checking`): each counted against its total, with the
+    time left, or, with nothing to count, by name beside a clock that keeps moving; each step's clock starts at 0.
+
+    As every bar here: on stderr, never when `quiet`, and only when stderr is a terminal.
+    """
+
+    def __init__(self, *, quiet: bool, what: str = "verifying") -> None:
+        from tqdm import tqdm
+
+        self.what = what
+        self._stop = threading.Event()
+        self.bar = tqdm(total=None, file=sys.stderr, disable=not shown(quiet), smoothing=0.1, desc=what,
+                        bar_format=PHASE)  # fmt: skip
+        self._ticker: threading.Thread | None = None
+        if not self.bar.disable:
+            self._ticker = threading.Thread(target=self._tick, name="rummysim-progress", daemon=True)
+            self._ticker.start()
+
+    def phase(self, name: str, total: int | None = None, unit: str = "") -> None:
+        """Show `name` as the step under way: `total` `unit`s to count (heard by calling the bar), or None."""
+        with self.bar.get_lock():  # the ticker redraws meanwhile
+            self.bar.bar_format = PHASE if total is None else None
+            self.bar.unit = unit or "it"
+            self.bar.unit_scale = total is not None and total >= 1000  # 12.3M/48.0M rows, but 2/5 hands
+            self.bar.set_description_str(f"{self.what}: {name}", refresh=False)
+            self.bar.total = total
+            self.bar.reset()
+
+    def __call__(self, done: int) -> None:
+        self.bar.update(done)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(TICK):
+            self.bar.refresh()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        self.bar.close()
+
+    def __enter__(self) -> StepBar:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -14,7 +14,7 @@ import os
 import shutil
 import typing
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,15 +146,20 @@ def drop_dataset(folder: Path) -> None:
         shutil.rmtree(folder / DATASET)
 
 
-def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dict[str, dict[str, Any]]:
+def merge_chunks(
+    chunks: Iterable[Path], out: Path, kinds: Sequence[str], *, progress: Callable[[int], None] | None = None
+) -> dict[str, dict[str, Any]]:
     """Stream the chunks' tables, in order, into one Parquet file per kind; return each one's `table_record`.
 
     The rows are written in row groups of `ROW_GROUP_ROWS`, whatever the chunks' sizes, so
     the same rows make the same bytes for any ``--chunk-games``, ``--jobs`` or backend; at
     most one row group and one chunk are held at once. On any error the temporary file is
-    removed and the tables already in place are kept.
+    removed and the tables already in place are kept. `progress` hears the rows of each row
+    group as it is written (`rummysim.progress.MergeBar`): every row of every kind once, the
+    kinds in order, so the calls add up to the chunks' rows (`rummysim.progress.merge_rows`).
     """
     chunks = list(chunks)
+    heard = progress or _unheard
     records = {}
     for kind in kinds:
         path = out / f"{kind}.parquet"
@@ -164,9 +169,11 @@ def merge_chunks(chunks: Iterable[Path], out: Path, kinds: Sequence[str]) -> dic
                 count, held = 0, list[pa.Table]()
                 for table in _read_ahead([chunk / f"{kind}.parquet" for chunk in chunks], SCHEMAS[kind]):
                     count += table.num_rows
-                    held = _write_whole_groups(writer, [*held, table])
+                    held = _write_whole_groups(writer, [*held, table], heard)
                 if held:
-                    writer.write_table(pa.concat_tables(held).combine_chunks())
+                    rest = pa.concat_tables(held).combine_chunks()
+                    writer.write_table(rest)
+                    heard(rest.num_rows)
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
@@ -190,8 +197,14 @@ def _read_ahead(paths: Sequence[Path], schema: pa.Schema, depth: int = 2) -> Ite
             yield pending.popleft().result()
 
 
-def _write_whole_groups(writer: pq.ParquetWriter, tables: list[pa.Table]) -> list[pa.Table]:
-    """Write as many whole row groups of `ROW_GROUP_ROWS` as `tables` hold; return the rows left over.
+def _unheard(rows: int) -> None:
+    """Hear nothing: a merge with no `progress`."""
+
+
+def _write_whole_groups(
+    writer: pq.ParquetWriter, tables: list[pa.Table], heard: Callable[[int], None] = _unheard
+) -> list[pa.Table]:
+    """Write as many whole row groups of `ROW_GROUP_ROWS` as `tables` hold, telling `heard` each; return the rest.
 
     Each group is written from contiguous arrays (``combine_chunks``), so its bytes depend on
     its rows alone, not on the chunks they came from.
@@ -203,6 +216,7 @@ def _write_whole_groups(writer: pq.ParquetWriter, tables: list[pa.Table]) -> lis
     whole = rows - rows % ROW_GROUP_ROWS
     for start in range(0, whole, ROW_GROUP_ROWS):
         writer.write_table(table.slice(start, ROW_GROUP_ROWS).combine_chunks(), row_group_size=ROW_GROUP_ROWS)
+        heard(ROW_GROUP_ROWS)
     rest = table.slice(whole)
     return [rest] if rest.num_rows else []
 

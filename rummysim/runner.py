@@ -37,7 +37,7 @@ from rummysim.experiment_file import read_experiment_file
 from rummysim.ledger import LEDGER, Ledger, chunk_span
 from rummysim.phases import phase
 from rummysim.plugins import check_players, check_sandbox, plugin_sources, warnings_of
-from rummysim.progress import AnalysisBar, RunBar, hand_rows
+from rummysim.progress import AnalysisBar, MergeBar, RunBar, hand_rows, merge_rows
 from rummysim.replay import blame
 from rummysim.reproduction import committed as committed_results
 from rummysim.results import (
@@ -291,8 +291,8 @@ def _run(experiment: Experiment, folder: Path, *, n_jobs: int, backend: str, sch
     seconds = time.perf_counter() - clock
     chunks = [chunk_dir / c for c in sorted(done)]
     kinds = ["hands", "games"] + (["turns"] if trace and all((c / "turns.parquet").exists() for c in chunks) else [])
-    with writing(folder, "merging the tables"), phase("merge"):
-        records = merge_chunks(chunks, folder, kinds)
+    with writing(folder, "merging the tables"), phase("merge"), MergeBar(merge_rows(chunks, kinds), quiet=quiet) as bar:
+        records = merge_chunks(chunks, folder, kinds, progress=bar)
     manifest = _manifest(
         experiment, choices=choices, records=records, overrides=overrides, started=started, seconds=seconds,
         hands_played=hands_played, resumed=resumed, backend=backend, scheduler=scheduler, n_jobs=n_jobs,

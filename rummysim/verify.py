@@ -14,6 +14,10 @@
 - optionally, N hands drawn across the run from a sample seed replay from the
   experiment's seed to the stored rows, on the reference or the compiled engine.
 
+A `Checking` (`rummysim.progress.StepBar`) hears each step as it begins and how far the
+counted ones have gone: the chunks, the hand rows (against ``hands.parquet``'s footer;
+nearly all the time of a large run, most of it the points' check) and the replayed hands.
+
 What a folder lacks (committed results keep only the manifest and the report) is listed
 as not checked, never as a problem; anything checked and wrong is a problem, named with
 its table, condition, game, hand and seat and the rule it breaks.
@@ -25,7 +29,7 @@ import json
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 import pyarrow as pa
@@ -46,6 +50,32 @@ from rummysim.verify_rows import BATCH_ROWS, Problems, Tally, check_block, check
 
 ENGINES = ("python", "compiled")
 """The engines a sample of hands replays on (`rummysim.engine_choice`)."""
+
+
+class Checking(Protocol):
+    """What hears how far `verify_results` has gone (`rummysim.progress.StepBar`).
+
+    The steps, in order, each only where the folder has what it checks: ``checking the
+    chunks`` (a stopped run's; counted in chunks), ``checking the manifest``, ``checking the
+    checksums``, ``checking the rows`` (counted in hand rows, to the rows in ``hands.parquet``'s
+    footer) and ``replaying the hands`` (counted in hands).
+    """
+
+    def phase(self, name: str, total: int | None = None, unit: str = "") -> None:
+        """Hear that the step `name` begins: `total` `unit`s to count, or None if it counts nothing."""
+
+    def __call__(self, done: int) -> None:
+        """Hear that `done` more units of the counted step are checked."""
+
+
+class _Unheard:
+    """A `Checking` that hears nothing: `verify_results` with no `progress`."""
+
+    def phase(self, name: str, total: int | None = None, unit: str = "") -> None:
+        pass
+
+    def __call__(self, done: int) -> None:
+        pass
 
 
 @dataclass
@@ -94,8 +124,8 @@ def _check_file_sums(folder: Path, manifest: dict[str, Any], present: list[str],
         result.checked.append("checksums")
 
 
-def _check_chunks(folder: Path, result: Verification) -> None:
-    """Check a stopped run's chunks against its ledger (`rummysim.ledger`)."""
+def _check_chunks(folder: Path, result: Verification, progress: Checking) -> None:
+    """Check a stopped run's chunks against its ledger (`rummysim.ledger`), telling `progress` of each."""
     chunk_dir = folder / "chunks"
     ledger = Ledger(folder)
     try:
@@ -103,7 +133,10 @@ def _check_chunks(folder: Path, result: Verification) -> None:
     except (OSError, ValueError, AttributeError):
         committed = None
     on_disk = sorted(p.name for p in chunk_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
-    for chunk_id in sorted(set(on_disk) | set(ledger.records)):
+    every = sorted(set(on_disk) | set(ledger.records))
+    progress.phase("checking the chunks", len(every), "chunk")
+    for chunk_id in every:
+        progress(1)
         record = ledger.records.get(chunk_id)
         problem = check_chunk(chunk_dir / chunk_id, record) if record is not None else "is not in the ledger"
         if problem:
@@ -177,16 +210,21 @@ def _check_present(folder: Path, manifest: dict[str, Any], present: list[str], r
 
 
 def _check_tables(folder: Path, experiment: Experiment, result: Verification, *, batch_rows: int,
-                  sample: tuple[int, int]) -> Tally:  # fmt: skip
-    """Check the rows, points and scores game by game (`rummysim.verify_rows`); return what spans the games."""
+                  sample: tuple[int, int], progress: Checking) -> Tally:  # fmt: skip
+    """Check the rows, points and scores game by game (`rummysim.verify_rows`); return what spans the games.
+
+    `progress` hears the hand rows of each block once it is checked.
+    """
 
     def where(kind: str) -> str:
         return str(folder / f"{kind}.parquet")
 
     problems, tally = Problems(), Tally()
+    progress.phase("checking the rows", pq.read_metadata(folder / "hands.parquet").num_rows, "row")
     for hands, games in paired_blocks(folder, experiment, batch_rows, tally):
         check_block(experiment, hands, games, where, problems, tally)
         offer(hands, tally, n=sample[0], seed=sample[1])
+        progress(len(hands))
     if tally.disorder:
         result.problems.append(tally.disorder)
         return tally
@@ -203,26 +241,30 @@ def _check_tables(folder: Path, experiment: Experiment, result: Verification, *,
 
 def verify_results(
     folder: str | Path, *, replay: int = 0, engine: str = "python", sample_seed: int | None = None,
-    batch_rows: int = BATCH_ROWS,
+    batch_rows: int = BATCH_ROWS, progress: Checking | None = None,
 ) -> Verification:  # fmt: skip
     """Check a results folder (see the module's docstring); return what was checked and every problem found.
 
     `replay` hands are drawn across the run from `sample_seed` (the same seed, the same hands;
     by default one drawn from the system, named in the summary) and played again on `engine`
     (``python`` or ``compiled``). The tables are read `batch_rows` rows at a time.
+    `progress` hears each step and how far the counted ones have gone (`Checking`).
     """
     folder = Path(folder)
+    progress = progress or _Unheard()
     result = Verification(folder)
     if not folder.is_dir():
         result.problems.append(f"{folder}: no such folder")
         return result
     if (folder / "chunks").is_dir():
-        _check_chunks(folder, result)
+        _check_chunks(folder, result, progress)
+    progress.phase("checking the manifest")
     loaded = _load(folder, result)
     if loaded is None:
         return result
     manifest, experiment = loaded
     present = [kind for kind in ("hands", "games", "turns") if (folder / f"{kind}.parquet").exists()]
+    progress.phase("checking the checksums")
     _check_file_sums(folder, manifest, present, result)
     if not _check_present(folder, manifest, present, result):
         if replay:
@@ -232,19 +274,26 @@ def verify_results(
         return result  # an unreadable or foreign table is named; its rows are not read as data
     result.checked.append("schemas")
     sample_seed = secrets.randbits(32) if sample_seed is None else sample_seed
-    tally = _check_tables(folder, experiment, result, batch_rows=batch_rows, sample=(replay, sample_seed))
+    tally = _check_tables(folder, experiment, result, batch_rows=batch_rows, sample=(replay, sample_seed),
+                          progress=progress)  # fmt: skip
     if replay and not tally.disorder:
         if manifest.get("streams", 1) != STREAMS:
             result.unchecked.append(f"replayed hands (made under random streams v{manifest.get('streams', 1)})")
         else:
-            replay_sample(folder, experiment, tally.sample, result, engine=engine, sample_seed=sample_seed)
+            replay_sample(folder, experiment, tally.sample, result, engine=engine, sample_seed=sample_seed,
+                          progress=progress)  # fmt: skip
     return result
 
 
 def replay_sample(folder: Path, experiment: Experiment, sample: pd.DataFrame, result: Verification, *, engine: str,
-                  sample_seed: int) -> None:  # fmt: skip
-    """Replay the sampled hands on `engine` and compare them with the stored rows; name each that differs."""
+                  sample_seed: int, progress: Checking | None = None) -> None:  # fmt: skip
+    """Replay the sampled hands on `engine` and compare them with the stored rows; name each that differs.
+
+    `progress` hears the hands of each game once replayed (those a compiled engine cannot play too).
+    """
+    progress = progress or _Unheard()
     picks = sample.sort_values(["condition", "game", "hand"])
+    progress.phase("replaying the hands", len(picks), "hand")
     replayed = 0
     for (name, game), hands in picks.groupby(["condition", "game"], sort=False):
         condition = experiment.condition(str(name))
@@ -255,6 +304,7 @@ def replay_sample(folder: Path, experiment: Experiment, sample: pd.DataFrame, re
                     f"{folder / 'hands.parquet'}: condition {name}, game {game}, hand {hand} does not replay from "
                     f"the seed to the stored rows ({engine} engine): {mismatch}"
                 )
+        progress(len(hands))
     noun = f"{replayed} replayed hand{'s' if replayed != 1 else ''}"
     result.checked.append(f"{noun} ({engine} engine, sample seed {sample_seed})")
 

@@ -6,12 +6,14 @@ import io
 import json
 import sys
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 import rummysim.compiled as compiled
 import rummysim.progress as progress
+import rummysim.results as results
 from rummysim.cli import main
 from rummysim.experiment import parse_experiment
 from rummysim.precision import Width
@@ -90,6 +92,100 @@ def test_rummysim_report_says_one_line_when_stderr_is_not_a_terminal_and_nothing
     assert said.exit_code == 0 and said.stderr == "analysing the tables and drawing the report ...\n"
     quiet = CliRunner().invoke(main, ["report", str(small.folder), "--quiet"])
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+# --- the merge -----------------------------------------------------------------------------------------
+
+
+def cut_into_chunks(folder, into, *, games_a_chunk: int = 4) -> list:
+    """Write a finished run's tables again as chunks of `games_a_chunk` games each; return the chunk folders."""
+    tables = {kind: pq.read_table(folder / f"{kind}.parquet") for kind in ("hands", "games")}
+    keys = tables["games"].select(["condition", "game"]).to_pandas().drop_duplicates()
+    into.mkdir()
+    made = []
+    for number, (name, game) in enumerate(keys.itertuples(index=False)):
+        if game % games_a_chunk:
+            continue
+        picked = {}
+        for kind, table in tables.items():
+            frame = table.to_pandas()
+            mine = frame[(frame.condition == name) & (frame.game >= game) & (frame.game < game + games_a_chunk)]
+            picked[kind] = pa.Table.from_pandas(mine, schema=results.SCHEMAS[kind], preserve_index=False)
+        results.write_chunk(into, f"c{number:04d}", picked)
+        made.append(into / f"c{number:04d}")
+    return made
+
+
+def test_the_merge_tells_its_progress_every_row_once_and_writes_the_same_bytes(small, tmp_path, monkeypatch):
+    chunks = cut_into_chunks(small.folder, tmp_path / "chunks")
+    kinds = ["hands", "games"]
+    rows = {kind: pq.ParquetFile(small.folder / f"{kind}.parquet").metadata.num_rows for kind in kinds}
+    assert len(chunks) > 2 and progress.merge_rows(chunks, kinds) == sum(rows.values())
+    (tmp_path / "heard").mkdir()
+    heard: list[int] = []
+    results.merge_chunks(chunks, tmp_path / "heard", kinds, progress=heard.append)
+    assert sum(heard) == sum(rows.values())
+    for kind in kinds:  # one row group of the defaults' size: the run's own bytes, cut into chunks or not
+        assert (tmp_path / "heard" / f"{kind}.parquet").read_bytes() == (small.folder / f"{kind}.parquet").read_bytes()
+    monkeypatch.setattr(results, "ROW_GROUP_ROWS", 50)  # many row groups, each heard as it is written
+    for name, hears in (("unheard", None), ("heard", [])):
+        (tmp_path / name).mkdir(exist_ok=True)
+        results.merge_chunks(chunks, tmp_path / name, kinds, progress=None if hears is None else hears.append)
+    groups = [[50] * (n // 50) + [n % 50] * bool(n % 50) for n in rows.values()]
+    assert hears == groups[0] + groups[1]  # the hands' groups, then the games'
+    for kind in kinds:
+        assert (tmp_path / "heard" / f"{kind}.parquet").read_bytes() == (
+            tmp_path / "unheard" / f"{kind}.parquet"
+        ).read_bytes()
+        assert pq.ParquetFile(tmp_path / "heard" / f"{kind}.parquet").metadata.num_row_groups == len(
+            groups[kinds.index(kind)]
+        )
+
+
+def test_the_merge_bar_draws_rows_of_the_total_on_a_terminal_only(monkeypatch):
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress.MergeBar(48_000_000, quiet=False) as bar:
+        bar(12_300_000)
+        bar.bar.refresh()
+    assert "merging the tables" in terminal.getvalue() and "12.3M/48.0M" in terminal.getvalue()
+    monkeypatch.setattr(sys, "stderr", quiet := Terminal())
+    with progress.MergeBar(10, quiet=True) as bar:
+        bar(10)
+    monkeypatch.setattr(sys, "stderr", piped := io.StringIO())
+    with progress.MergeBar(10, quiet=False) as bar:
+        bar(10)
+    assert quiet.getvalue() == piped.getvalue() == ""
+
+
+# --- verify's steps -------------------------------------------------------------------------------------
+
+
+def test_the_step_bar_draws_each_step_counted_or_timed_on_a_terminal_only(monkeypatch):
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress.StepBar(quiet=False) as bar:
+        bar.phase("checking the checksums")
+        bar.bar.refresh()
+        timed = terminal.getvalue()
+        bar.phase("checking the rows", 2_000_000, "row")
+        bar(500_000)
+        bar.bar.refresh()
+        counted = terminal.getvalue()[len(timed) :]
+        bar.phase("replaying the hands", 5, "hand")
+        bar(2)
+        bar.bar.refresh()
+        replaying = terminal.getvalue()[len(timed) + len(counted) :]
+    assert "verifying: checking the checksums [00:00]" in timed
+    assert "verifying: checking the rows" in counted and "500k/2.00M" in counted and "row/s" in counted
+    assert "verifying: replaying the hands" in replaying and "2/5" in replaying and "hand/s" in replaying
+    for stderr, quiet in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", stderr)
+        with progress.StepBar(quiet=quiet) as bar:
+            bar.phase("checking the rows", 10, "row")
+            bar(10)
+            bar.phase("checking the turns")
+        assert stderr.getvalue() == ""
 
 
 # --- the compile line -----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -9,9 +10,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from rummysim import pilot as pilot_module
 from rummysim.cli import main
 from rummysim.errors import ConfigError
 from rummysim.experiment import parse_experiment
+from rummysim.pilot import _duration, check_pilot_games, pilot
 from rummysim.report import build_report
 from rummysim.runner import run_experiment
 
@@ -87,15 +90,87 @@ def test_checks_are_not_sized_by_precision(tmp_path):
     assert played["basic"] == played["high"] > 300  # the question's own grew to its precision
 
 
-def test_validate_s_pilot_leaves_the_checks_out_and_says_the_games_they_name(tmp_path):
-    data = spec({"basic_x": {"players": ["expert", "expert"], "games": 1600, "strong": True}}, precision=True)
+GREEDY_CHECK = {"basic_x": {"players": ["greedy", "greedy"], "games": 1600, "strong": True}}
+"""A check with strong players whose lineup is cheap: the pilot's handling of checks, not expert, is tested."""
+
+
+def test_validate_s_pilot_times_the_checks_and_says_they_are_played_only_with_strong(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(json.dumps(spec(GREEDY_CHECK, precision=True)))
+    result = CliRunner().invoke(main, ["validate", str(path), "--pilot", "40"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("    checks with strong players"))
+    assert "(basic_x)" not in lines[start - 1] and lines[start - 1].startswith("    needs about ")
+    assert all(len(line) <= 110 for line in lines[start:])
+    assert all(line.startswith("      ") for line in lines[start + 1 :])  # wrapped under it
+    said = " ".join(line.strip() for line in lines[start:])
+    number = r"[\d.]+(e-\d+)? (s|min)"
+    assert re.fullmatch(
+        rf"checks with strong players \(played only with --strong\): 1,600 games \(basic_x\); about {number} of "
+        rf"play on one core( \({number} on all \d+ cores\))? at the pilot's pace \(4 games, {number}\)",
+        said,
+    ), said
+
+
+def test_the_pilot_plays_a_tenth_of_its_games_of_each_check_and_scales_their_time_to_the_check_s_games():
+    data = spec(
+        GREEDY_CHECK | {"short_x": {"players": ["greedy", "greedy"], "games": 3, "strong": True}}, precision=True
+    )
+    experiment = parse_experiment(data, source="t.yaml")
+    found = pilot(experiment, games=60)
+    assert {name: (pace.games, pace.played) for name, pace in found.checks.items()} == {
+        "basic_x": (1600, 6),  # a tenth of 60
+        "short_x": (3, 3),  # never more than the check names
+    }
+    assert all(pace.seconds > 0 for pace in found.checks.values())
+    pace = found.checks["basic_x"]
+    assert pace.seconds_needed == pytest.approx(pace.seconds * 1600 / 6)
+    said = " ".join(line.strip() for line in found.lines(experiment)[-3:])
+    assert "1,600 games (basic_x), 3 games (short_x)" in said and "at the pilot's pace (3 to 6 games each, " in said
+    one_core = pace.seconds_needed + found.checks["short_x"].seconds_needed
+    assert f"about {_duration(one_core)} of play on one core" in said
+
+
+def test_the_checks_leave_the_sized_estimate_as_it_is_and_a_file_without_checks_says_nothing_of_them():
+    alone, both = (parse_experiment(spec(checks, precision=True), source="t.yaml") for checks in ({}, CHECK))
+    without, with_checks = pilot(alone, games=40), pilot(both, games=40)
+    assert without.checks == {} and set(with_checks.checks) == {"basic_check", "high_check"}
+    assert (with_checks.games, with_checks.needs) == (without.games, without.needs)
+    # the same lines, but for the seconds of play (this machine's pace), and then the checks' own
+    sized = dataclasses.replace(without, seconds=1.0).lines(alone)
+    assert not any("strong" in line for line in sized)
+    lines = dataclasses.replace(with_checks, seconds=1.0).lines(both)
+    assert lines[: len(sized)] == sized
+    assert lines[len(sized)].startswith("    checks with strong players (played only with --strong): 300 games each ")
+
+
+def test_validate_with_pilot_0_plays_nothing_not_even_the_checks(tmp_path, monkeypatch):
+    import rummysim.runner
+
+    monkeypatch.setattr(rummysim.runner, "run_experiment", lambda *a, **k: pytest.fail("played a game"))
+    monkeypatch.setattr(pilot_module, "run_experiment", lambda *a, **k: pytest.fail("played a game"))
+    path = tmp_path / "t.yaml"
+    path.write_text(json.dumps(spec(GREEDY_CHECK, precision=True)))
+    result = CliRunner().invoke(main, ["validate", str(path), "--pilot", "0"])
+    assert result.exit_code == 0, result.output
+    assert "precision:" not in result.output and "checks with strong players" not in result.output
+    assert check_pilot_games(0, 1600) == 0
+
+
+def test_a_file_of_checks_alone_is_timed_and_sized_by_nothing(tmp_path):
+    data = spec(precision=True) | {"conditions": CHECK}
     path = tmp_path / "t.yaml"
     path.write_text(json.dumps(data))
     result = CliRunner().invoke(main, ["validate", str(path), "--pilot", "40"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[-1] == "    checks with strong players, not sized: 1,600 games (basic_x)"
-    assert "(basic_x)" not in lines[-2] and lines[-2].startswith("    needs about ")
+    first = lines.index("  precision: sizes no condition here: every one is a check with strong players")
+    said = " ".join(line.strip() for line in lines[first + 1 :])
+    assert said.startswith(
+        "checks with strong players (every run plays them): 300 games each (basic_check, high_check)"
+    )
+    assert "at the pilot's pace (4 games each, " in said
 
 
 def test_the_checks_are_played_only_with_strong_and_then_into_the_same_folder(tmp_path):

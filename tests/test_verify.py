@@ -173,7 +173,8 @@ def test_a_row_the_rules_allow_but_the_seed_did_not_deal_is_caught_by_replay(cop
     ]
 
 
-def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
+def stop_after_two_chunks(tmp_path, monkeypatch) -> None:
+    """Run the tiny experiment in chunks of 2 games into `tmp_path`, stopped (Ctrl-C) after its second chunk."""
     real = chunks.play_chunk
     calls = {"n": 0}
 
@@ -186,6 +187,10 @@ def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(chunks, "play_chunk", flaky)
     with pytest.raises(KeyboardInterrupt):
         run_experiment(parse_experiment(SPEC, source="tiny.yaml"), out=tmp_path, n_jobs=1, chunk_games=2)
+
+
+def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
+    stop_after_two_chunks(tmp_path, monkeypatch)
     chunk = tmp_path / "tiny" / "chunks" / "c000-g000000002-000000004"
     (chunk / "hands.parquet").write_bytes(b"PAR1")
     result = verify(tmp_path / "tiny")
@@ -195,6 +200,48 @@ def test_a_stopped_runs_damaged_chunk_is_named(tmp_path, monkeypatch):
         f"problem: {tmp_path / 'tiny'}: no manifest.json; not the folder of a finished run",
         f"{tmp_path / 'tiny'}: 2 problems found (listed above); checked: 2 chunks of a stopped run",
     ]
+
+
+class Steps:
+    """A `rummysim.verify.Checking` that keeps each step: [name, total, unit, counted]."""
+
+    def __init__(self) -> None:
+        self.steps: list[list] = []
+
+    def phase(self, name: str, total: int | None = None, unit: str = "") -> None:
+        self.steps.append([name, total, unit, 0])
+
+    def __call__(self, done: int) -> None:
+        assert self.steps and self.steps[-1][1] is not None, "only a counted step counts"
+        self.steps[-1][3] += done
+
+
+def test_verify_tells_its_progress_each_step_and_every_row_and_hand_once(fresh):
+    steps = Steps()
+    result = verify_results(fresh, replay=3, sample_seed=5, batch_rows=7, progress=steps)  # many blocks
+    rows = pq.ParquetFile(fresh / "hands.parquet").metadata.num_rows
+    assert result.ok and rows > 7
+    assert steps.steps == [
+        ["checking the manifest", None, "", 0],
+        ["checking the checksums", None, "", 0],
+        ["checking the rows", rows, "row", rows],
+        ["replaying the hands", 3, "hand", 3],
+    ]
+    assert verify_results(fresh, replay=3, sample_seed=5).summary == result.summary  # the same answer, heard or not
+
+
+def test_verify_tells_the_chunks_of_a_stopped_run_then_stops_at_its_manifest(tmp_path, monkeypatch):
+    stop_after_two_chunks(tmp_path, monkeypatch)
+    steps = Steps()
+    verify_results(tmp_path / "tiny", progress=steps)
+    assert steps.steps == [["checking the chunks", 2, "chunk", 2], ["checking the manifest", None, "", 0]]
+
+
+def test_rummysim_verify_draws_nothing_where_stderr_is_not_a_terminal_quiet_or_not(fresh):
+    said = [CliRunner().invoke(main, ["verify", str(fresh), *quiet]) for quiet in ([], ["--quiet"], ["-q"])]
+    assert [r.exit_code for r in said] == [0, 0, 0]
+    assert [r.stderr for r in said] == ["", "", ""]
+    assert said[0].stdout == said[1].stdout == said[2].stdout == f"{fresh}: verified: {CHECKED}\n"
 
 
 def test_a_manifest_from_before_checksums_verifies_the_rest_and_says_what_it_could_not_check(copy):
