@@ -4,9 +4,9 @@
 an analysis reads (against the total in ``hands.parquet``'s metadata, with the time
 left), then names each later phase (comparing, drawing the charts, writing the report)
 beside a clock that keeps moving; `MergeBar` counts the rows a run's merge writes, and `StepBar`
-names each step of `rummysim verify` with its rows or hands. All follow one convention: on stderr, never with ``--quiet``, and only when
-stderr is a terminal, so logs and pipes get no control characters. Neither changes what
-is computed.
+names each step of `rummysim verify` with its rows or hands. All follow one convention: on
+stderr, never with ``--quiet``, and only when stderr is a terminal, so logs and pipes get no
+control characters. None changes what is computed.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, TypeVar
 
 TICK = 1.0
 """Seconds between redraws while a phase has nothing to count, so that its clock moves."""
@@ -57,7 +58,34 @@ def hand_rows(folder: Path) -> int | None:
         return None
 
 
-class AnalysisBar:
+_Bar = TypeVar("_Bar", bound="_Ticking")
+
+
+class _Ticking:
+    """A bar whose clock keeps moving while its step has nothing to count: redrawn every `TICK` seconds."""
+
+    bar: Any
+    _stop: threading.Event
+    _ticker: threading.Thread | None
+
+    def _tick(self) -> None:
+        while not self._stop.wait(TICK):
+            self.bar.refresh()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        self.bar.close()
+
+    def __enter__(self: _Bar) -> _Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AnalysisBar(_Ticking):
     """The analysis of a run and the writing of its report: rows read, then each phase by name.
 
     Called with the rows of each batch read (`rummysim.analysis.reading.Progress`); `phase`
@@ -89,22 +117,6 @@ class AnalysisBar:
         if self._ticker is None and not self.bar.disable:
             self._ticker = threading.Thread(target=self._tick, name="rummysim-progress", daemon=True)
             self._ticker.start()
-
-    def _tick(self) -> None:
-        while not self._stop.wait(TICK):
-            self.bar.refresh()
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._ticker is not None:
-            self._ticker.join()
-        self.bar.close()
-
-    def __enter__(self) -> AnalysisBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def merge_rows(chunks: list[Path], kinds: list[str]) -> int:
@@ -140,7 +152,7 @@ class MergeBar:
         self.close()
 
 
-class StepBar:
+class StepBar(_Ticking):
     """A command's steps one after another (`rummysim.verify.Checking`): each counted against its total, with the
     time left, or, with nothing to count, by name beside a clock that keeps moving; each step's clock starts at 0.
 
@@ -159,6 +171,9 @@ class StepBar:
             self._ticker = threading.Thread(target=self._tick, name="rummysim-progress", daemon=True)
             self._ticker.start()
 
+    def __call__(self, done: int) -> None:
+        self.bar.update(done)
+
     def phase(self, name: str, total: int | None = None, unit: str = "") -> None:
         """Show `name` as the step under way: `total` `unit`s to count (heard by calling the bar), or None."""
         with self.bar.get_lock():  # the ticker redraws meanwhile
@@ -168,22 +183,3 @@ class StepBar:
             self.bar.set_description_str(f"{self.what}: {name}", refresh=False)
             self.bar.total = total
             self.bar.reset()
-
-    def __call__(self, done: int) -> None:
-        self.bar.update(done)
-
-    def _tick(self) -> None:
-        while not self._stop.wait(TICK):
-            self.bar.refresh()
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._ticker is not None:
-            self._ticker.join()
-        self.bar.close()
-
-    def __enter__(self) -> StepBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
