@@ -69,11 +69,11 @@ class Committed:
                 f"reproduced: {names} are the committed ones byte for byte "
                 f"(SHA-256 {theirs['hands']['sha256'][:16]}... and {theirs['games']['sha256'][:16]}...)"
             )
-        played = games_of(manifest, "this run's manifest")
-        other = [name for name in sorted(set(played) | set(self.games())) if played.get(name) != self.games().get(name)]
+        played, before = games_of(manifest, "this run's manifest"), self.games()
+        other = [name for name in sorted(set(played) | set(before)) if played.get(name) != before.get(name)]
         first = differ[0]
         why = (
-            f"this run played other games than the committed one ({_games(other, played, self.games())})"
+            f"this run played other games than the committed one ({_games(other, played, before)})"
             if other
             else "the same games gave other rows: a change of the rules or the bots since, or a fault; "
             f"see rummysim verify {self.folder}"
